@@ -1,0 +1,26 @@
+import { notAcceptable, notFound } from './errors.js';
+import { lastValue, type QueryPair } from './query.js';
+
+/** The formats a client may name; both render JSON (the seed observed JSON for `api`). */
+export type Format = 'json' | 'api';
+
+/**
+ * The format asked for by a suffix (`/api/users.json`) or, failing that, by `?format=`.
+ * An unknown one is a 404, as in DRF. Returns null when none was asked for.
+ */
+export function requestedFormat(suffix: string | null, pairs: readonly QueryPair[]): Format | null {
+  const format = suffix || lastValue(pairs, 'format') || null;
+  if (format === null) return null;
+  if (format !== 'json' && format !== 'api') throw notFound();
+  return format;
+}
+
+/** Accepts any Accept header that admits JSON; anything else is a 406. */
+export function checkAccept(accept: string | undefined): void {
+  if (accept === undefined || accept.trim() === '') return;
+  for (const range of accept.split(',')) {
+    const type = range.split(';', 1)[0].trim().toLowerCase();
+    if (type === '*/*' || type === 'application/*' || type === 'application/json') return;
+  }
+  throw notAcceptable();
+}

@@ -1,0 +1,57 @@
+/**
+ * The route table, matched the way Django matches DRF's router patterns: against the
+ * percent-decoded path, with an optional format suffix, and with the trailing-slash redirect.
+ */
+export const COLLECTIONS = ['users', 'space/openings', 'projects', 'meetings', 'events'] as const;
+export type CollectionPath = (typeof COLLECTIONS)[number];
+
+export type RouteKind = 'root' | 'list' | 'detail';
+
+export interface RouteMatch {
+  kind: RouteKind;
+  collection: CollectionPath | null;
+  /** The id segment as written (after percent-decoding), for detail routes. */
+  id: string | null;
+  /** The format suffix (`json` in `/api/users.json`), or null. */
+  suffix: string | null;
+}
+
+export const ALLOW: Record<RouteKind, string> = {
+  root: 'GET, HEAD, OPTIONS',
+  list: 'GET, POST, HEAD, OPTIONS',
+  detail: 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS',
+};
+
+const collection = COLLECTIONS.join('|');
+const PATTERNS: { kind: RouteKind; regex: RegExp }[] = [
+  { kind: 'root', regex: /^\/api\/(?:\.([a-z0-9]+)\/?)?$/ },
+  { kind: 'list', regex: new RegExp(`^/api/(${collection})(?:/|\\.([a-z0-9]+)/?)$`) },
+  { kind: 'detail', regex: new RegExp(`^/api/(${collection})/([^/.]+)(?:/|\\.([a-z0-9]+)/?)$`) },
+];
+
+export function matchRoute(path: string): RouteMatch | null {
+  for (const { kind, regex } of PATTERNS) {
+    const m = regex.exec(path);
+    if (!m) continue;
+    if (kind === 'root') return { kind, collection: null, id: null, suffix: m[1] ?? null };
+    if (kind === 'list') return { kind, collection: m[1] as CollectionPath, id: null, suffix: m[2] ?? null };
+    return { kind, collection: m[1] as CollectionPath, id: m[2], suffix: m[3] ?? null };
+  }
+  return null;
+}
+
+/** Django's unquote of a path: invalid escapes stay as they are; invalid UTF-8 leaves the path undecodable. */
+export function decodePath(rawPath: string): string | null {
+  try {
+    return decodeURIComponent(rawPath.replace(/%(?![0-9a-fA-F]{2})/g, '%25'));
+  } catch {
+    return null;
+  }
+}
+
+/** A path id: a decimal integer with optional surrounding spaces, `+` and leading zeros. */
+export function parseId(text: string): number | null {
+  if (!/^\s*\+?[0-9]+\s*$/.test(text)) return null;
+  const id = Number(text.trim());
+  return id >= 1 && Number.isSafeInteger(id) ? id : null;
+}

@@ -1,0 +1,37 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** One subcommand of `hackerspace-api`: its help text and what it does with its arguments. */
+export interface Command {
+  name: string;
+  summary: string;
+  usage: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  allowPositionals?: boolean;
+  run(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number | void>;
+}
+
+/** A user mistake on the command line: printed without a stack trace, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export function parseCommandArgs(command: Command, argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: command.allowPositionals ?? false,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** Reads a whole-number option, failing with a message that names it. */
+export function integerOption(values: Record<string, unknown>, name: string, fallback: number): number {
+  const raw = values[name];
+  if (raw === undefined) return fallback;
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw new UsageError(`--${name} expects a whole number, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}

@@ -1,0 +1,23 @@
+import { loadConfig } from '../config.js';
+import { openDatabase } from '../db/connection.js';
+import { migrateToLatest } from '../db/migrations.js';
+import type { Command } from './command.js';
+
+export const migrateCommand: Command = {
+  name: 'migrate',
+  summary: 'Create or update the database schema',
+  usage: `hackerspace-api migrate
+
+Applies any pending schema migrations to DATABASE_URL. Safe to run repeatedly.`,
+  options: {},
+  async run() {
+    const database = openDatabase(loadConfig().database);
+    try {
+      const applied = await migrateToLatest(database.db);
+      process.stderr.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'already up to date\n');
+      process.stderr.write(`database: ${database.location}\n`);
+    } finally {
+      await database.close();
+    }
+  },
+};

@@ -1,0 +1,148 @@
+import path from 'node:path';
+
+/** Where the data lives. PostgreSQL is recognised so that it can be refused with a clear message. */
+export type DatabaseTarget = { engine: 'sqlite'; path: string };
+
+export type AvatarField = 'avatar' | 'gravatar';
+export type AvatarHash = 'md5' | 'sha256';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly database: DatabaseTarget;
+  readonly host: string;
+  readonly port: number;
+  /** Base of every absolute URL, without a trailing slash; null means "from the request". */
+  readonly publicUrl: string | null;
+  /** Passed to Fastify's trustProxy: false, true, or a comma-separated list of addresses/CIDRs. */
+  readonly trustProxy: boolean | string;
+  readonly timeZone: string;
+  readonly pageSize: number;
+  readonly maxPageSize: number;
+  readonly avatarField: AvatarField;
+  readonly avatarHash: AvatarHash;
+  readonly avatarDefault: string;
+  readonly logLevel: LogLevel;
+}
+
+export const DEFAULT_DATABASE_FILE = 'data/hackerspace.sqlite';
+
+/** Thrown for a bad environment variable; the message names the variable. */
+export class ConfigError extends Error {
+  constructor(readonly variable: string, reason: string) {
+    super(`${variable}: ${reason}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function readDatabase(value: string | undefined): DatabaseTarget {
+  if (value === undefined || value.trim() === '') {
+    return { engine: 'sqlite', path: path.resolve(DEFAULT_DATABASE_FILE) };
+  }
+  if (/^postgres(ql)?:\/\//i.test(value)) {
+    throw new ConfigError(
+      'DATABASE_URL',
+      'PostgreSQL is not supported by this version yet (it is planned); use sqlite:<path to a file>',
+    );
+  }
+  const match = /^sqlite:(?:\/\/)?(.+)$/i.exec(value);
+  if (!match) {
+    throw new ConfigError('DATABASE_URL', `expected sqlite:<path>, got ${JSON.stringify(value)}`);
+  }
+  const file = match[1];
+  return { engine: 'sqlite', path: file === ':memory:' ? file : path.resolve(file) };
+}
+
+function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (!/^\s*\d+\s*$/.test(raw)) throw new ConfigError(name, `expected a whole number, got ${JSON.stringify(raw)}`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function readChoice<T extends string>(env: Env, name: string, fallback: T, choices: readonly T[]): T {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = raw.trim().toLowerCase();
+  if (!(choices as readonly string[]).includes(value)) {
+    throw new ConfigError(name, `expected one of ${choices.join(', ')}, got ${JSON.stringify(raw)}`);
+  }
+  return value as T;
+}
+
+function readPublicUrl(raw: string | undefined): string | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ConfigError('PUBLIC_URL', `not an absolute URL: ${JSON.stringify(raw)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError('PUBLIC_URL', 'must start with http:// or https://');
+  }
+  if (url.search || url.hash) throw new ConfigError('PUBLIC_URL', 'must not contain a query or a fragment');
+  return url.href.replace(/\/+$/, '');
+}
+
+function readTrustProxy(raw: string | undefined): boolean | string {
+  if (raw === undefined || raw.trim() === '') return false;
+  const value = raw.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(value)) return true;
+  if (['false', '0', 'no', 'off'].includes(value)) return false;
+  // A comma-separated list of proxy addresses or CIDR ranges.
+  if (/^[0-9a-f:.\/,\s]+$/.test(value)) return value.split(',').map((s) => s.trim()).filter(Boolean).join(',');
+  throw new ConfigError(
+    'TRUST_PROXY',
+    `expected true, false or a comma-separated list of proxy addresses, got ${JSON.stringify(raw)}`,
+  );
+}
+
+function readTimeZone(raw: string | undefined): string {
+  const zone = raw === undefined || raw.trim() === '' ? 'UTC' : raw.trim();
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+  } catch {
+    throw new ConfigError('TIME_ZONE', `unknown IANA time zone ${JSON.stringify(raw)} (for example Europe/Brussels)`);
+  }
+  return zone;
+}
+
+function readAvatarDefault(raw: string | undefined): string {
+  if (raw === undefined || raw.trim() === '') return 'wavatar';
+  const value = raw.trim();
+  if (value.length > 2000) throw new ConfigError('AVATAR_DEFAULT', 'is too long');
+  return value;
+}
+
+/** Reads and validates the environment once; the result is frozen. */
+export function loadConfig(env: Env = process.env): Config {
+  const pageSize = readInteger(env, 'PAGE_SIZE', 100, 1, 100_000);
+  const maxPageSize = readInteger(env, 'MAX_PAGE_SIZE', Math.max(1000, pageSize), 1, 100_000);
+  if (maxPageSize < pageSize) {
+    throw new ConfigError('MAX_PAGE_SIZE', `must be at least PAGE_SIZE (${pageSize}), got ${maxPageSize}`);
+  }
+  const host = (env.HOST ?? '').trim() || '127.0.0.1';
+  return Object.freeze({
+    database: readDatabase(env.DATABASE_URL),
+    host,
+    port: readInteger(env, 'PORT', 8000, 0, 65535),
+    publicUrl: readPublicUrl(env.PUBLIC_URL),
+    trustProxy: readTrustProxy(env.TRUST_PROXY),
+    timeZone: readTimeZone(env.TIME_ZONE),
+    pageSize,
+    maxPageSize,
+    avatarField: readChoice(env, 'AVATAR_FIELD', 'avatar', ['avatar', 'gravatar'] as const),
+    avatarHash: readChoice(env, 'AVATAR_HASH', 'md5', ['md5', 'sha256'] as const),
+    avatarDefault: readAvatarDefault(env.AVATAR_DEFAULT),
+    logLevel: readChoice(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+  });
+}
+
+/** A config for tests and tools: defaults plus overrides, validated the same way. */
+export function configFrom(overrides: Env): Config {
+  return loadConfig(overrides);
+}

@@ -1,0 +1,129 @@
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { COUNTED_TABLES } from './schema.js';
+
+/**
+ * One list of migrations for every engine. Foreign keys are deferred to commit so that an
+ * import may insert records in any order; the import checks references itself first, to name
+ * the offending record.
+ */
+const deferred = sql`deferrable initially deferred`;
+
+const initial: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('users')
+      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('username', 'text', (c) => c.notNull().unique())
+      .addColumn('email', 'text', (c) => c.notNull().defaultTo(''))
+      .addColumn('has_key', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
+
+    await db.schema
+      .createTable('openings')
+      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('time_us', 'bigint', (c) => c.notNull())
+      .addColumn('is_open', 'integer', (c) => c.notNull())
+      .execute();
+    // Newest first, ties by id: this index answers a page without touching the table.
+    await db.schema.createIndex('openings_time_id').on('openings').columns(['time_us', 'id', 'is_open']).execute();
+
+    await db.schema
+      .createTable('projects')
+      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('title', 'text', (c) => c.notNull())
+      .addColumn('maintainer_id', 'integer', (c) =>
+        c.notNull().references('users.id').onDelete('restrict').modifyEnd(deferred))
+      .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('a', 'd', 'f', 'i', 'p')`))
+      .addColumn('progress', 'integer', (c) => c.notNull().check(sql`progress between 0 and 100`))
+      .addColumn('short_description', 'text', (c) => c.notNull().defaultTo(''))
+      .addColumn('content', 'text', (c) => c.notNull().defaultTo(''))
+      .addColumn('created_us', 'bigint')
+      .addColumn('modified_us', 'bigint')
+      .execute();
+    await db.schema.createIndex('projects_maintainer').on('projects').column('maintainer_id').execute();
+
+    await db.schema
+      .createTable('project_participants')
+      .addColumn('project_id', 'integer', (c) =>
+        c.notNull().references('projects.id').onDelete('cascade').modifyEnd(deferred))
+      .addColumn('user_id', 'integer', (c) =>
+        c.notNull().references('users.id').onDelete('cascade').modifyEnd(deferred))
+      .addPrimaryKeyConstraint('project_participants_pk', ['project_id', 'user_id'])
+      .execute();
+    await db.schema.createIndex('project_participants_user').on('project_participants').column('user_id').execute();
+
+    await db.schema
+      .createTable('events')
+      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('title', 'text', (c) => c.notNull())
+      .addColumn('place', 'text', (c) => c.notNull().defaultTo(''))
+      .addColumn('start_us', 'bigint')
+      .addColumn('stop_us', 'bigint')
+      .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('r', 'i')`))
+      .addColumn('organizer_id', 'integer', (c) =>
+        c.references('users.id').onDelete('restrict').modifyEnd(deferred))
+      .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+      .addColumn('picture', 'text')
+      .execute();
+    await db.schema.createIndex('events_start_stop').on('events').columns(['start_us', 'stop_us', 'id']).execute();
+    await db.schema.createIndex('events_organizer').on('events').column('organizer_id').execute();
+
+    await db.schema
+      .createTable('meetings')
+      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('event_id', 'integer', (c) =>
+        c.notNull().unique().references('events.id').onDelete('restrict').modifyEnd(deferred))
+      .addColumn('agenda', 'text', (c) => c.notNull().defaultTo(''))
+      .addColumn('minutes', 'text', (c) => c.notNull().defaultTo(''))
+      .addColumn('pad', 'text', (c) => c.notNull().defaultTo(''))
+      .addColumn('ongoing', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
+
+    await db.schema
+      .createTable('meeting_members')
+      .addColumn('meeting_id', 'integer', (c) =>
+        c.notNull().references('meetings.id').onDelete('cascade').modifyEnd(deferred))
+      .addColumn('user_id', 'integer', (c) =>
+        c.notNull().references('users.id').onDelete('cascade').modifyEnd(deferred))
+      .addPrimaryKeyConstraint('meeting_members_pk', ['meeting_id', 'user_id'])
+      .execute();
+    await db.schema.createIndex('meeting_members_user').on('meeting_members').column('user_id').execute();
+
+    await db.schema
+      .createTable('collection_counts')
+      .addColumn('collection', 'text', (c) => c.primaryKey())
+      .addColumn('n', 'bigint', (c) => c.notNull())
+      .execute();
+    for (const table of COUNTED_TABLES) {
+      await db.insertInto('collection_counts').values({ collection: table, n: 0 }).execute();
+      await createCountTriggers(db, table);
+    }
+  },
+};
+
+/** SQLite triggers; an upsert that updates fires no INSERT trigger, so counts stay exact. */
+async function createCountTriggers(db: Kysely<any>, table: string): Promise<void> {
+  const name = sql.lit(table);
+  await sql`create trigger ${sql.id(`${table}_count_insert`)} after insert on ${sql.table(table)}
+    begin update collection_counts set n = n + 1 where collection = ${name}; end`.execute(db);
+  await sql`create trigger ${sql.id(`${table}_count_delete`)} after delete on ${sql.table(table)}
+    begin update collection_counts set n = n - 1 where collection = ${name}; end`.execute(db);
+}
+
+export const migrations: Record<string, Migration> = {
+  '0001_initial': initial,
+};
+
+class InCodeProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return migrations;
+  }
+}
+
+/** Brings the schema up to date; returns the names of the migrations it applied. */
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new InCodeProvider() });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,85 @@
+import type { Generated } from 'kysely';
+
+/**
+ * The tables as Kysely sees them. Booleans are 0/1 integers (SQLite has no boolean type) and
+ * instants are integer microseconds since the epoch (see time.ts).
+ */
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  /** Only ever used to derive the avatar hash; never sent in a response. */
+  email: string;
+  has_key: number;
+}
+
+export interface OpeningsTable {
+  id: Generated<number>;
+  time_us: number;
+  is_open: number;
+}
+
+export interface ProjectsTable {
+  id: Generated<number>;
+  title: string;
+  maintainer_id: number;
+  status: string;
+  progress: number;
+  short_description: string;
+  content: string;
+  created_us: number | null;
+  modified_us: number | null;
+}
+
+export interface ProjectParticipantsTable {
+  project_id: number;
+  user_id: number;
+}
+
+export interface EventsTable {
+  id: Generated<number>;
+  title: string;
+  place: string;
+  start_us: number | null;
+  stop_us: number | null;
+  status: string;
+  organizer_id: number | null;
+  description: string;
+  /** Stored path below the media root, or null when the event has no picture. */
+  picture: string | null;
+}
+
+export interface MeetingsTable {
+  id: Generated<number>;
+  event_id: number;
+  /** The original's `OJ` (ordre du jour). */
+  agenda: string;
+  /** The original's `PV` (procès-verbal). */
+  minutes: string;
+  pad: string;
+  ongoing: number;
+}
+
+export interface MeetingMembersTable {
+  meeting_id: number;
+  user_id: number;
+}
+
+/** Row counts per collection, kept exact by triggers so that `count` never scans a table. */
+export interface CollectionCountsTable {
+  collection: string;
+  n: number;
+}
+
+export interface Database {
+  users: UsersTable;
+  openings: OpeningsTable;
+  projects: ProjectsTable;
+  project_participants: ProjectParticipantsTable;
+  events: EventsTable;
+  meetings: MeetingsTable;
+  meeting_members: MeetingMembersTable;
+  collection_counts: CollectionCountsTable;
+}
+
+export const COUNTED_TABLES = ['users', 'openings', 'projects', 'events', 'meetings'] as const;
+export type CountedTable = (typeof COUNTED_TABLES)[number];

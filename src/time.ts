@@ -1,0 +1,115 @@
+/**
+ * Instants are stored as integer microseconds since the Unix epoch (exact on every engine,
+ * and Django keeps microseconds). This module turns them into the contract's wire format and
+ * parses the ISO 8601 times found in fixtures.
+ */
+
+const OFFSET_BUCKET_SECONDS = 900;
+const OFFSET_CACHE_LIMIT = 100_000;
+
+/** Formats instants in one IANA zone, caching UTC offsets per 15-minute bucket. */
+export class TimeFormatter {
+  private readonly parts: Intl.DateTimeFormat;
+  private readonly offsets = new Map<number, number>();
+
+  constructor(readonly timeZone: string) {
+    this.parts = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      era: 'short',
+    });
+  }
+
+  /** `2021-03-28T03:00:00+02:00`, with `.ffffff` only when the microseconds are not zero. */
+  format(micros: number): string {
+    const seconds = Math.floor(micros / 1_000_000);
+    const fraction = micros - seconds * 1_000_000;
+    const offset = this.offsetSeconds(seconds);
+    const wall = new Date((seconds + offset) * 1000);
+    let text =
+      pad(wall.getUTCFullYear(), 4) + '-' + pad(wall.getUTCMonth() + 1, 2) + '-' + pad(wall.getUTCDate(), 2) +
+      'T' + pad(wall.getUTCHours(), 2) + ':' + pad(wall.getUTCMinutes(), 2) + ':' + pad(wall.getUTCSeconds(), 2);
+    if (fraction !== 0) text += '.' + pad(fraction, 6);
+    return text + formatOffset(offset);
+  }
+
+  /** The zone's offset from UTC, in seconds, at a given instant. */
+  offsetSeconds(epochSeconds: number): number {
+    const bucket = Math.floor(epochSeconds / OFFSET_BUCKET_SECONDS);
+    const cached = this.offsets.get(bucket);
+    if (cached !== undefined) return cached;
+    const start = bucket * OFFSET_BUCKET_SECONDS;
+    const first = this.computeOffset(start);
+    const last = this.computeOffset(start + OFFSET_BUCKET_SECONDS - 1);
+    // A transition inside this bucket: the offset depends on the exact second, so don't cache it.
+    if (first !== last) return this.computeOffset(epochSeconds);
+    if (this.offsets.size >= OFFSET_CACHE_LIMIT) this.offsets.clear();
+    this.offsets.set(bucket, first);
+    return first;
+  }
+
+  private computeOffset(epochSeconds: number): number {
+    const fields: Record<string, string> = {};
+    for (const part of this.parts.formatToParts(new Date(epochSeconds * 1000))) fields[part.type] = part.value;
+    let year = Number(fields.year);
+    if (fields.era === 'BC' || fields.era === 'B') year = 1 - year;
+    const wall = Date.UTC(year, Number(fields.month) - 1, Number(fields.day), Number(fields.hour), Number(fields.minute), Number(fields.second));
+    return Math.round(wall / 1000) - epochSeconds;
+  }
+}
+
+function pad(value: number, width: number): string {
+  return String(value).padStart(width, '0');
+}
+
+function formatOffset(offsetSeconds: number): string {
+  const sign = offsetSeconds < 0 ? '-' : '+';
+  const abs = Math.abs(offsetSeconds);
+  const hours = Math.floor(abs / 3600);
+  const minutes = Math.floor((abs % 3600) / 60);
+  const seconds = abs % 60;
+  // Historical local mean times have second offsets; Python prints them as +HH:MM:SS too.
+  return sign + pad(hours, 2) + ':' + pad(minutes, 2) + (seconds ? ':' + pad(seconds, 2) : '');
+}
+
+const ISO_PATTERN =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2}(?::?\d{2})?)?)$/i;
+
+/**
+ * Parses an ISO 8601 date-time that carries its UTC offset (`Z` or `±HH:MM`) to microseconds.
+ * Returns null for anything else, including a time without an offset, which would be ambiguous.
+ */
+export function parseIsoMicros(text: string): number | null {
+  const m = ISO_PATTERN.exec(text.trim());
+  if (!m) return null;
+  const [, y, mo, d, h, mi, s = '0', frac = '', zone] = m;
+  const year = Number(y), month = Number(mo), day = Number(d);
+  const hour = Number(h), minute = Number(mi), second = Number(s);
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  const ms = Date.UTC(year, month - 1, day, hour, minute, second);
+  const check = new Date(ms);
+  if (check.getUTCDate() !== day || check.getUTCMonth() !== month - 1) return null;
+  let offset = 0;
+  if (zone.toUpperCase() !== 'Z') {
+    const digits = zone.slice(1).replace(/:/g, '');
+    offset = Number(digits.slice(0, 2)) * 3600 + Number(digits.slice(2, 4) || '0') * 60 + Number(digits.slice(4, 6) || '0');
+    if (offset >= 24 * 3600) return null;
+    if (zone[0] === '-') offset = -offset;
+  }
+  const micros = Number((frac + '000000').slice(0, 6));
+  return (ms / 1000 - offset) * 1_000_000 + micros;
+}
+
+/** UTC ISO 8601 for fixtures: `2015-01-07T06:35:19.369318Z`, fraction only when present. */
+export function formatIsoUtc(micros: number): string {
+  const seconds = Math.floor(micros / 1_000_000);
+  const fraction = micros - seconds * 1_000_000;
+  const base = new Date(seconds * 1000).toISOString().slice(0, 19);
+  return base + (fraction ? '.' + pad(fraction, 6) : '') + 'Z';
+}
