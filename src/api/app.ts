@@ -58,6 +58,20 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     },
     exposeHeadRoutes: false,
     return503OnClosing: true,
+    // Requests Node's HTTP parser rejects (bad framing, and raw non-ASCII bytes in the request
+    // line, which llhttp refuses even in its insecure mode) still get a JSON body.
+    clientErrorHandler: (error, socket) => {
+      if (!socket.writable) return;
+      const code = (error as { code?: string }).code;
+      const [status, detail] = code === 'HPE_HEADER_OVERFLOW'
+        ? ['431 Request Header Fields Too Large', 'Request header fields too large.']
+        : code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? ['408 Request Timeout', 'Request timeout.']
+          : ['400 Bad Request', 'Malformed HTTP request (characters outside ASCII must be percent-encoded).'];
+      const body = JSON.stringify({ detail });
+      const headers = Object.entries(SECURITY_HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+      socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${headers}connection: close\r\n\r\n${body}`);
+    },
   });
   if (!deps.database) app.addHook('onClose', () => database.close());
 
@@ -96,10 +110,14 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
       return sendJson(reply, record);
     }
     const size = pageSizeOf(resolved.query, config);
-    const count = await resource.count(db);
-    const pages = pageCount(count, size);
-    const page = pageNumberOf(resolved.query, pages);
-    const results = await resource.page(db, { offset: (page - 1) * size, limit: size }, resolved.query, ctx);
+    // One snapshot for the count and the page, so that a concurrent import can't split them.
+    const { count, pages, page, results } = await db.transaction().execute(async (trx) => {
+      const count = await resource.count(trx);
+      const pages = pageCount(count, size);
+      const page = pageNumberOf(resolved.query, pages);
+      const results = await resource.page(trx, { offset: (page - 1) * size, limit: size }, resolved.query, ctx);
+      return { count, pages, page, results };
+    });
     return sendJson(reply, {
       count,
       next: page < pages ? pageUrl(base, resolved.rawPath, resolved.query, page + 1) : null,

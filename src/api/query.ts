@@ -6,19 +6,20 @@ export type QueryPair = readonly [key: string, value: string];
 
 const utf8 = new TextDecoder('utf-8');
 
-/** Percent-decodes one key or value. Node hands us raw bytes as latin1 characters. */
+/**
+ * Percent-decodes one key or value as UTF-8, invalid sequences becoming U+FFFD, escapes that are
+ * not `%XX` left as written (Python's unquote_plus).
+ */
 export function decodeComponent(text: string): string {
-  if (!/[%+\u0080-\u00ff]/.test(text)) return text;
+  if (!/[%+]/.test(text)) return text;
   const plain = text.replace(/\+/g, ' ');
   const bytes: number[] = [];
   for (let i = 0; i < plain.length; i++) {
-    const code = plain.charCodeAt(i);
-    if (code === 0x25 && i + 2 < plain.length + 0 && /^[0-9a-fA-F]{2}$/.test(plain.slice(i + 1, i + 3))) {
+    if (plain[i] === '%' && /^[0-9a-fA-F]{2}$/.test(plain.slice(i + 1, i + 3))) {
       bytes.push(parseInt(plain.slice(i + 1, i + 3), 16));
       i += 2;
-    } else if (code < 0x100) {
-      bytes.push(code);
     } else {
+      // Node's parser only lets ASCII through in a URL; anything else is encoded the same way.
       for (const b of Buffer.from(plain[i], 'utf8')) bytes.push(b);
     }
   }

@@ -1,11 +1,82 @@
-import type { Command } from './command.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../config.js';
+import { openDatabase, type Db } from '../db/connection.js';
+import { migrateToLatest } from '../db/migrations.js';
+import { exportFixture } from '../interchange/export.js';
+import { UsageError, type Command } from './command.js';
+import { countTable } from './import.js';
 
 export const exportCommand: Command = {
   name: 'export',
-  summary: 'TODO',
-  usage: 'TODO',
+  summary: 'Write all data as a Django dumpdata JSON fixture (to a file or stdout)',
+  usage: `hackerspace-api export [file.json]
+
+Writes every record of DATABASE_URL as a Django \`dumpdata\` fixture: a JSON
+array of {"model", "pk", "fields"} records (users.user, space.spacestatus,
+projects.project, events.event, events.meeting), by pk within each model.
+The file can be loaded back with \`hackerspace-api import\` or with Django's
+\`manage.py loaddata\`.
+
+Without a file, the fixture goes to stdout and nothing else does; the report
+goes to stderr. A file is written under a temporary name and renamed when
+complete, so an interrupted export never leaves a truncated file behind.`,
   options: {},
-  async run() {
-    throw new Error('not implemented yet');
+  allowPositionals: true,
+  async run(_values, positionals) {
+    if (positionals.length > 1) throw new UsageError('expected at most one output file');
+    return exportTo(positionals[0]);
   },
 };
+
+async function exportTo(file: string | undefined): Promise<number> {
+  const database = openDatabase(loadConfig().database);
+  const started = performance.now();
+  try {
+    await migrateToLatest(database.db);
+    const counts = file === undefined ? await exportFixture(database.db, process.stdout) : await exportToFile(database.db, file);
+    process.stderr.write(formatCounts(counts, file ?? 'stdout', (performance.now() - started) / 1000));
+    return 0;
+  } catch (error) {
+    process.stderr.write(`export failed: ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    await database.close();
+  }
+}
+
+/** Written beside the target, synced and renamed at the end: the file is complete or absent. */
+async function exportToFile(db: Db, file: string): Promise<Record<string, number>> {
+  const partial = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.partial`);
+  const out = fs.createWriteStream(partial, { flags: 'wx' });
+  try {
+    const counts = await exportFixture(db, out);
+    await new Promise<void>((resolve, reject) => {
+      out.once('error', reject);
+      out.once('close', resolve);
+      out.end();
+    });
+    await syncFile(partial);
+    await fs.promises.rename(partial, file);
+    return counts;
+  } catch (error) {
+    out.destroy();
+    await fs.promises.rm(partial, { force: true });
+    throw error;
+  }
+}
+
+/** Flushes the file to disk, so that the rename never exposes a file whose data is not there yet. */
+async function syncFile(file: string): Promise<void> {
+  const handle = await fs.promises.open(file, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function formatCounts(counts: Record<string, number>, target: string, seconds: number): string {
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  return [`exported ${total.toLocaleString('en-US')} records to ${target} in ${seconds.toFixed(1)} s`, ...countTable(counts)].join('\n') + '\n';
+}

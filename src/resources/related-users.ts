@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../db/connection.js';
 
 /**
@@ -12,18 +13,18 @@ export async function relatedUserIds(
 ): Promise<Map<number, number[]>> {
   const grouped = new Map<number, number[]>();
   if (ownerIds.length === 0) return grouped;
+  const owner = sql.ref<number>(`link.${ownerColumn}`);
   const rows = await db
-    .selectFrom(`${table} as link` as 'project_participants as link')
+    .selectFrom(sql.table(table).as('link') as unknown as 'project_participants as link')
     .innerJoin('users', 'users.id', 'link.user_id')
-    .select([`link.${ownerColumn}` as 'link.project_id', 'link.user_id'])
-    .where(`link.${ownerColumn}` as 'link.project_id', 'in', ownerIds)
+    .select([owner.as('owner_id'), 'link.user_id'])
+    .where(owner, 'in', ownerIds)
     .orderBy('users.username')
     .orderBy('users.id')
     .execute();
   for (const row of rows) {
-    const owner = row.project_id;
-    let list = grouped.get(owner);
-    if (!list) grouped.set(owner, (list = []));
+    let list = grouped.get(row.owner_id);
+    if (!list) grouped.set(row.owner_id, (list = []));
     list.push(row.user_id);
   }
   return grouped;

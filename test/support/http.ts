@@ -26,7 +26,8 @@ export function request(base: string, path: string, options: HttpRequestOptions 
         port: url.port,
         method: options.method ?? 'GET',
         path,
-        headers: options.headers,
+        // An explicit length: Node would otherwise send a GET/HEAD body without any framing.
+        headers: options.body === undefined ? options.headers : { 'content-length': String(Buffer.byteLength(options.body)), ...options.headers },
         agent: false,
         insecureHTTPParser: false,
       },

@@ -1,0 +1,28 @@
+import type { Db } from '../db/connection.js';
+import { COUNTED_TABLES, type CountedTable } from '../db/schema.js';
+import { countRecords } from '../resources/counts.js';
+
+/**
+ * Deletes every record, join rows first so that no reference dangles even for a moment. Meant to
+ * run inside the caller's transaction, so that a failed reload leaves the old data in place.
+ * The count triggers fire per row, so collection counts stay exact without a reset.
+ */
+export async function clearAllData(db: Db): Promise<void> {
+  await db.deleteFrom('project_participants').execute();
+  await db.deleteFrom('meeting_members').execute();
+  await db.deleteFrom('meetings').execute();
+  await db.deleteFrom('events').execute();
+  await db.deleteFrom('projects').execute();
+  await db.deleteFrom('openings').execute();
+  await db.deleteFrom('users').execute();
+}
+
+/** The collections that hold records (from the trigger-kept counts, so no table is scanned). */
+export async function nonEmptyCollections(db: Db): Promise<Array<{ collection: CountedTable; count: number }>> {
+  const found: Array<{ collection: CountedTable; count: number }> = [];
+  for (const collection of COUNTED_TABLES) {
+    const count = await countRecords(db, collection);
+    if (count > 0) found.push({ collection, count });
+  }
+  return found;
+}

@@ -1,0 +1,260 @@
+import { EVENT_STATUSES } from '../resources/events.js';
+import { PROJECT_STATUSES } from '../resources/projects.js';
+import { formatIsoUtc } from '../time.js';
+import { emailFor, UsernameSource } from './names.js';
+import { DAY, HISTORY_END_US, HISTORY_START_US, isOpenAt, MINUTE, openingTimes } from './openings.js';
+import { streamRandom, type Random } from './random.js';
+import { agenda, article, markdown, sentence } from './text.js';
+
+/**
+ * The demo dataset, as Django dumpdata records: the demo is loaded by the same validating
+ * importer as a real fixture, and can be exported like one. Records are produced lazily so a
+ * million openings never sit in memory at once.
+ */
+
+export interface DemoSizes {
+  users: number;
+  openings: number;
+  projects: number;
+  events: number;
+  meetings: number;
+}
+
+export interface DemoRecord {
+  model: string;
+  pk: number;
+  fields: Record<string, unknown>;
+}
+
+export const SMALL_DEMO: Readonly<DemoSizes> = Object.freeze({
+  users: 40,
+  openings: 3000,
+  projects: 20,
+  events: 30,
+  meetings: 20,
+});
+
+export const DEFAULT_DEMO_SEED = 1;
+
+/** Why these sizes cannot make a consistent dataset, or null when they can. */
+export function demoSizesProblem(sizes: DemoSizes): string | null {
+  for (const [name, value] of Object.entries(sizes)) {
+    if (!Number.isSafeInteger(value) || value < 0) return `${name} must be a whole number, got ${value}`;
+  }
+  if (sizes.meetings > sizes.events) {
+    return `meetings (${sizes.meetings}) cannot exceed events (${sizes.events}): each meeting belongs to its own event`;
+  }
+  if (sizes.users === 0 && (sizes.projects > 0 || sizes.events > 0)) {
+    return 'projects and events need at least one user (their maintainer or organizer)';
+  }
+  return null;
+}
+
+export function demoRecordCount(sizes: DemoSizes): number {
+  return sizes.users + sizes.openings + sizes.projects + sizes.events + sizes.meetings;
+}
+
+/**
+ * Same sizes and seed, same records. Users come first, then what refers to them, so each
+ * reference points backwards. Throws a RangeError for sizes that `demoSizesProblem` rejects.
+ */
+export function* demoRecords(sizes: DemoSizes, seed: number = DEFAULT_DEMO_SEED): Generator<DemoRecord> {
+  const problem = demoSizesProblem(sizes);
+  if (problem) throw new RangeError(problem);
+  yield* userRecords(streamRandom(seed, 'users'), sizes.users);
+  yield* openingRecords(streamRandom(seed, 'openings'), sizes.openings);
+  yield* projectRecords(streamRandom(seed, 'projects'), sizes.projects, sizes.users);
+  yield* eventRecords(streamRandom(seed, 'events'), sizes.events, sizes.users);
+  yield* meetingRecords(streamRandom(seed, 'meetings'), sizes.meetings, sizes.events, sizes.users);
+}
+
+function* userRecords(rng: Random, count: number): Generator<DemoRecord> {
+  const names = new UsernameSource(rng);
+  for (let pk = 1; pk <= count; pk++) {
+    const username = names.next(pk - 1);
+    yield {
+      model: 'users.user',
+      pk,
+      fields: { username, email: emailFor(rng, username, pk), has_key: rng.chance(0.3) },
+    };
+  }
+}
+
+function* openingRecords(rng: Random, count: number): Generator<DemoRecord> {
+  let index = 0;
+  for (const micros of openingTimes(rng, count)) {
+    yield {
+      model: 'space.spacestatus',
+      pk: index + 1,
+      fields: { time: formatIsoUtc(micros), is_open: isOpenAt(index) },
+    };
+    index++;
+  }
+}
+
+const PROJECT_TITLES = [
+  'Imprimante 3D', 'HAL 9000', 'Fourmilière 🐜', "Borne d'arcade", 'Station météo', 'Découpe laser',
+  'Serveur de fichiers', 'Robot suiveur de ligne', 'Radio logicielle', 'Lampe « intelligente »',
+  'Projet "secret"', 'Back\\slash tool', '<b>HTML</b> injection', 'Ünïcödé title', '黑客空间 项目',
+] as const;
+
+/** Moments when something happened, whole seconds or with a fraction as Django stored them. */
+function randomInstant(rng: Random, from = HISTORY_START_US, to = HISTORY_END_US): number {
+  const micros = from + Math.floor(rng.next() * (to - from));
+  const roll = rng.below(4);
+  if (roll === 0) return micros;
+  if (roll === 1) return micros - (micros % 1000);
+  return micros - (micros % 1_000_000);
+}
+
+/** A list of user ids, sometimes empty, sometimes including `alsoMaybe` (a maintainer may participate). */
+function userIds(rng: Random, users: number, emptyChance: number, alsoMaybe?: number): number[] {
+  if (users === 0 || rng.chance(emptyChance)) return [];
+  const ids = rng.distinctIds(rng.between(1, 15), users);
+  if (alsoMaybe !== undefined && rng.chance(0.3) && !ids.includes(alsoMaybe)) ids.splice(rng.below(ids.length + 1), 0, alsoMaybe);
+  return ids;
+}
+
+function* projectRecords(rng: Random, count: number, users: number): Generator<DemoRecord> {
+  for (let i = 0; i < count; i++) {
+    const maintainer = rng.between(1, users);
+    let participants = userIds(rng, users, 0.2, maintainer);
+    let content = rng.chance(0.2) ? '' : article(rng);
+    let status: string = rng.pick(PROJECT_STATUSES);
+    let progress = rng.chance(0.1) ? rng.pick([0, 100]) : rng.between(0, 100);
+    // The first few are pinned so that even a small demo shows each edge case.
+    if (i === 0) [participants, content] = [[], ''];
+    if (i === 1) [participants, content] = [[...participants.filter((id) => id !== maintainer), maintainer], markdown(rng, 200)];
+    if (i === 2) [status, progress] = ['f', 100];
+    if (i === 3) [status, progress] = ['p', 0];
+    const created = randomInstant(rng, HISTORY_START_US, HISTORY_END_US - 200 * DAY);
+    const modified = randomInstant(rng, created, created + 200 * DAY);
+    yield {
+      model: 'projects.project',
+      pk: i + 1,
+      fields: {
+        title: projectTitle(i),
+        maintainer,
+        participants,
+        status,
+        progress,
+        short_description: rng.chance(0.1) ? '' : sentence(rng, 3, 30),
+        content,
+        created: formatIsoUtc(created),
+        modified: formatIsoUtc(Math.max(created, modified)),
+      },
+    };
+  }
+}
+
+function projectTitle(index: number): string {
+  const title = PROJECT_TITLES[index % PROJECT_TITLES.length];
+  const round = Math.floor(index / PROJECT_TITLES.length);
+  return round === 0 ? title : `${title} ${round + 1}`;
+}
+
+const EVENT_TITLES = [
+  'Smart Monday', 'CTF night 🏁', 'Meetup Python', 'Hacker Privacy Party', 'Install party Linux',
+  'Workshop soudure', 'Réunion', 'Apéro 🍻', 'AG',
+] as const;
+
+const PLACES = [
+  'Bâtiment U, 2ème étage', 'Room "42"', 'Online 🌐', 'UB2.126', 'ULB — Solbosch', '', 'Salle « U »', 'UrLab',
+] as const;
+
+/** Stored paths below the media root, as Django keeps them: spaces, accents and URL-special characters included. */
+const PICTURES = [
+  'event_pictures/affiche été 2019.png',
+  'event_pictures/poster.jpg',
+  'event_pictures/CTF #3 (final).jpeg',
+  'event_pictures/ポスター 春.png',
+] as const;
+
+function eventPicture(rng: Random): string | null {
+  const roll = rng.below(10);
+  if (roll < 6) return '';
+  if (roll < 7) return null;
+  return rng.pick(PICTURES);
+}
+
+/** Start and stop on the quarter hour, as people schedule them; either may be unknown. */
+function eventTimes(rng: Random): [number | null, number | null] {
+  if (rng.chance(0.08)) return [null, null];
+  const quarter = 15 * MINUTE;
+  let start = HISTORY_START_US + rng.below((HISTORY_END_US - HISTORY_START_US) / quarter) * quarter;
+  if (rng.chance(0.1)) start += rng.below(1000) * 1000;
+  if (rng.chance(0.1)) return [start, null];
+  return [start, start + rng.between(2, 40) * quarter];
+}
+
+function* eventRecords(rng: Random, count: number, users: number): Generator<DemoRecord> {
+  for (let i = 0; i < count; i++) {
+    let [start, stop] = eventTimes(rng);
+    let picture = eventPicture(rng);
+    if (i === 0) [start, stop] = [null, null];
+    if (i === 1) [start, stop] = [start ?? Date.UTC(2024, 9, 4, 20, 30) * 1000, null];
+    if (i === 2) picture = PICTURES[0];
+    // 02:30 in Brussels twice over: before and after the clocks go back.
+    if (i === 3) [start, stop] = [Date.UTC(2021, 9, 31, 0, 30) * 1000, Date.UTC(2021, 9, 31, 1, 30) * 1000];
+    if (i === 4) picture = '';
+    const title = rng.pick(EVENT_TITLES);
+    yield {
+      model: 'events.event',
+      pk: i + 1,
+      fields: {
+        title: rng.chance(0.5) ? `${title} #${i + 1}` : title,
+        place: rng.pick(PLACES),
+        start: start === null ? null : formatIsoUtc(start),
+        stop: stop === null ? null : formatIsoUtc(stop),
+        status: rng.pick(EVENT_STATUSES),
+        organizer: rng.between(1, users),
+        description: rng.chance(0.1) ? '' : markdown(rng, rng.between(1, 10)),
+        picture,
+      },
+    };
+  }
+}
+
+/**
+ * Meetings take distinct events (a meeting is the minutes of one event), drawn with a partial
+ * Fisher–Yates shuffle of the event ids: 4 bytes per event, not a list of records.
+ */
+function* distinctEvents(rng: Random, count: number, events: number): Generator<number> {
+  const ids = new Uint32Array(events);
+  for (let i = 0; i < events; i++) ids[i] = i + 1;
+  for (let i = 0; i < count; i++) {
+    const j = i + rng.below(events - i);
+    const chosen = ids[j];
+    ids[j] = ids[i];
+    ids[i] = chosen;
+    yield chosen;
+  }
+}
+
+function* meetingRecords(rng: Random, count: number, events: number, users: number): Generator<DemoRecord> {
+  const eventIds = distinctEvents(rng, count, events);
+  for (let i = 0; i < count; i++) {
+    const pk = i + 1;
+    let oj = rng.chance(0.08) ? '' : agenda(rng, rng.chance(0.25));
+    let pv = rng.chance(0.25) ? '' : markdown(rng, rng.between(1, 12));
+    let members = userIds(rng, users, 0.2);
+    if (i === 0) [oj, pv, members] = [agenda(rng, true), '', []];
+    yield {
+      model: 'events.meeting',
+      pk,
+      fields: {
+        event: eventIds.next().value as number,
+        OJ: oj,
+        PV: pv,
+        members,
+        pad: rng.chance(0.2) ? '' : `https://pad.example.org/p/meeting-notes-${pk}`,
+        ongoing: false,
+      },
+    };
+  }
+}
+
+/** A short line for a summary, e.g. in the CLI. */
+export function describeDemoSizes(sizes: DemoSizes): string {
+  return `${sizes.users} users, ${sizes.openings} openings, ${sizes.projects} projects, ${sizes.events} events, ${sizes.meetings} meetings`;
+}

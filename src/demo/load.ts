@@ -1,0 +1,31 @@
+import type { Db } from '../db/connection.js';
+import type { CountedTable } from '../db/schema.js';
+import { importRecords, type ImportReport } from '../interchange/import.js';
+import { clearAllData, nonEmptyCollections } from './clear.js';
+import { demoRecords, type DemoSizes } from './generate.js';
+
+export interface LoadDemoOptions {
+  /** Delete whatever the database holds first; without it, a non-empty database is left alone. */
+  replace?: boolean;
+  onProgress?: (recordsRead: number) => void;
+}
+
+export type LoadDemoOutcome =
+  | { loaded: true; report: ImportReport; replaced: Array<{ collection: CountedTable; count: number }>; seconds: number }
+  | { loaded: false; existing: Array<{ collection: CountedTable; count: number }> };
+
+/**
+ * Loads the demo through the real importer, in one transaction with the optional wipe: either
+ * the database ends up holding exactly the demo, or it is unchanged. The emptiness check is in
+ * the same transaction so nothing can slip in between the check and the load.
+ */
+export async function loadDemo(db: Db, sizes: DemoSizes, seed: number, options: LoadDemoOptions = {}): Promise<LoadDemoOutcome> {
+  const started = performance.now();
+  return db.transaction().execute(async (trx): Promise<LoadDemoOutcome> => {
+    const existing = await nonEmptyCollections(trx);
+    if (existing.length > 0 && !options.replace) return { loaded: false, existing };
+    if (existing.length > 0) await clearAllData(trx);
+    const report = await importRecords(trx, demoRecords(sizes, seed), { onProgress: options.onProgress });
+    return { loaded: true, report, replaced: existing, seconds: (performance.now() - started) / 1000 };
+  });
+}

@@ -1,0 +1,111 @@
+import { parseFixtureTime } from './fixture-time.js';
+import { FieldError, show } from './import-error.js';
+
+/** A date-time that would parse if it had a UTC offset: worth its own message. */
+const NAIVE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?$/;
+
+/**
+ * Typed access to a fixture record's `fields`. Each reader checks the JSON type strictly, since
+ * a value of the wrong type means the file is not what we think it is, and throws a FieldError
+ * naming the field. A missing field takes the column's default when it has one.
+ */
+export class FieldReader {
+  constructor(private readonly fields: Record<string, unknown>) {}
+
+  string(name: string, fallback?: string): string {
+    const value = this.get(name, fallback);
+    if (typeof value !== 'string') throw this.wrongType(name, value, 'a string');
+    return value;
+  }
+
+  /** `''` and null both mean "none" (a Django FileField stores '' for no file). */
+  optionalPath(name: string): string | null {
+    const value = this.get(name, null);
+    if (value === null || value === '') return null;
+    if (typeof value !== 'string') throw this.wrongType(name, value, 'a string or null');
+    return value;
+  }
+
+  /** Stored as 0/1. */
+  boolean(name: string, fallback?: boolean): number {
+    const value = this.get(name, fallback);
+    if (typeof value !== 'boolean') throw this.wrongType(name, value, 'true or false');
+    return value ? 1 : 0;
+  }
+
+  integer(name: string, min: number, max: number): number {
+    const value = this.get(name);
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      throw new FieldError(name, `must be a whole number from ${min} to ${max}, got ${show(value)}`);
+    }
+    return value;
+  }
+
+  choice<T extends string>(name: string, choices: readonly T[]): T {
+    const value = this.get(name);
+    if (!(choices as readonly unknown[]).includes(value)) {
+      throw new FieldError(name, `must be one of ${choices.map((c) => `"${c}"`).join(', ')}, got ${show(value)}`);
+    }
+    return value as T;
+  }
+
+  /** Instants as integer microseconds. */
+  time(name: string): number {
+    const value = this.get(name);
+    if (value === null) throw new FieldError(name, 'must be a date-time, got null');
+    return this.micros(name, value);
+  }
+
+  nullableTime(name: string): number | null {
+    const value = this.get(name, null);
+    return value === null ? null : this.micros(name, value);
+  }
+
+  /** A foreign key: the pk of another record. */
+  reference(name: string): number {
+    const value = this.get(name);
+    if (!isPk(value)) throw new FieldError(name, `must be the pk of a record (a positive whole number), got ${show(value)}`);
+    return value;
+  }
+
+  nullableReference(name: string): number | null {
+    const value = this.get(name, null);
+    return value === null ? null : this.reference(name);
+  }
+
+  /** A many-to-many field: a list of pks, duplicates dropped. */
+  references(name: string): number[] {
+    const value = this.get(name, []);
+    if (!Array.isArray(value)) throw this.wrongType(name, value, 'a list of pks');
+    for (const item of value) {
+      if (!isPk(item)) throw new FieldError(name, `must list pks (positive whole numbers), found ${show(item)}`);
+    }
+    return [...new Set(value as number[])];
+  }
+
+  private get(name: string, fallback?: unknown): unknown {
+    if (Object.hasOwn(this.fields, name)) return this.fields[name];
+    if (fallback === undefined) throw new FieldError(name, 'is missing');
+    return fallback;
+  }
+
+  private micros(name: string, value: unknown): number {
+    if (typeof value !== 'string') throw this.wrongType(name, value, 'an ISO 8601 date-time string');
+    const micros = parseFixtureTime(value);
+    if (micros !== null && Number.isSafeInteger(micros)) return micros;
+    if (micros !== null) throw new FieldError(name, `${show(value)} is too far from 1970 to be stored to the microsecond`);
+    if (NAIVE_TIME.test(value.trim())) {
+      throw new FieldError(name, `${show(value)} has no UTC offset (add "Z" or "+HH:MM"; a time without one is ambiguous)`);
+    }
+    throw new FieldError(name, `${show(value)} is not an ISO 8601 date-time with a UTC offset`);
+  }
+
+  private wrongType(name: string, value: unknown, expected: string): FieldError {
+    return new FieldError(name, `must be ${expected}, got ${show(value)}`);
+  }
+}
+
+/** Django's integer primary keys, within what JavaScript and SQLite both hold exactly. */
+export function isPk(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}

@@ -1,0 +1,155 @@
+import type { Db } from '../db/connection.js';
+import { FieldReader, isPk } from './field-reader.js';
+import { FieldError, ImportError, recordError, show } from './import-error.js';
+import { MODEL_ORDER, MODEL_SPECS, type ModelSpec } from './models.js';
+import { findMissingReference } from './references.js';
+import { clashError, findUniqueConflict, UniqueKeys } from './unique-keys.js';
+import { batchRows, upsertRows, type PendingRow } from './upsert.js';
+
+export { ImportError } from './import-error.js';
+export { readFixture } from './fixture-reader.js';
+
+export interface ImportReport {
+  /** Records written per model (all five models, in Django's order). */
+  imported: Record<string, number>;
+  /** Records of models this service does not keep, per model label. */
+  skippedModels: Record<string, number>;
+  /** Ignored fields of known models, per `model.field`, counted once per record. */
+  skippedFields: Record<string, number>;
+}
+
+export interface ImportOptions {
+  /** Called every few thousand records and once at the end, with the number of records read. */
+  onProgress?: (recordsRead: number) => void;
+}
+
+const PROGRESS_EVERY = 4096;
+
+/**
+ * Upserts dumpdata records by pk. The CALLER owns the transaction: call as
+ * `db.transaction().execute(trx => importRecords(trx, records))`, so that an ImportError (which
+ * names the model and pk) leaves the database as it was. References are checked after the last
+ * record, so records may come in any order and may refer to rows already in the database.
+ */
+export async function importRecords(
+  db: Db,
+  records: Iterable<unknown> | AsyncIterable<unknown>,
+  options: ImportOptions = {},
+): Promise<ImportReport> {
+  const importer = new Importer(db);
+  let read = 0;
+  for await (const record of records) {
+    read++;
+    const full = importer.accept(record, read);
+    if (full) await importer.flush(full);
+    if (read % PROGRESS_EVERY === 0) options.onProgress?.(read);
+  }
+  const report = await importer.finish();
+  options.onProgress?.(read);
+  return report;
+}
+
+/** The state of one import: counts, pending batches per model, unique values seen. */
+class Importer {
+  private readonly imported = new Map<string, number>(MODEL_ORDER.map((model) => [model, 0]));
+  private readonly skippedModels = new Map<string, number>();
+  private readonly skippedFields = new Map<string, number>();
+  private readonly batches = new Map<ModelSpec, Map<number, PendingRow>>();
+  private readonly uniqueKeys = new Map<ModelSpec, UniqueKeys>();
+
+  constructor(private readonly db: Db) {}
+
+  /** Validates one record and queues its row; returns the model whose batch is now full, if any. */
+  accept(record: unknown, index: number): ModelSpec | null {
+    const { label, pk, fields } = readEnvelope(record, index);
+    const spec = MODEL_SPECS.get(label) ?? MODEL_SPECS.get(djangoLabel(label));
+    if (!spec) {
+      increment(this.skippedModels, label);
+      return null;
+    }
+    if (!isPk(pk)) throw recordError(spec.model, pk, `pk must be a positive whole number below 2^53, got ${show(pk)}`);
+    if (!isPlainObject(fields)) throw recordError(spec.model, pk, `"fields" must be an object, got ${show(fields)}`);
+    this.countSkippedFields(spec, fields);
+    const row: PendingRow = { pk, ...readRow(spec, pk, fields) };
+    this.claimUnique(spec, row);
+    const batch = this.batchOf(spec);
+    batch.set(pk, row);
+    increment(this.imported, spec.model);
+    return batch.size >= batchRows(spec) ? spec : null;
+  }
+
+  async flush(spec: ModelSpec): Promise<void> {
+    const batch = this.batchOf(spec);
+    const rows = [...batch.values()];
+    batch.clear();
+    const conflict = await findUniqueConflict(this.db, spec, rows);
+    if (conflict) throw conflict;
+    await upsertRows(this.db, spec, rows);
+  }
+
+  async finish(): Promise<ImportReport> {
+    for (const model of MODEL_ORDER) await this.flush(MODEL_SPECS.get(model)!);
+    const missing = await findMissingReference(this.db);
+    if (missing) throw missing;
+    return {
+      imported: Object.fromEntries(this.imported),
+      skippedModels: Object.fromEntries(this.skippedModels),
+      skippedFields: Object.fromEntries(this.skippedFields),
+    };
+  }
+
+  private countSkippedFields(spec: ModelSpec, fields: Record<string, unknown>): void {
+    for (const name of Object.keys(fields)) {
+      if (!spec.fields.has(name)) increment(this.skippedFields, `${spec.model}.${name}`);
+    }
+  }
+
+  private claimUnique(spec: ModelSpec, row: PendingRow): void {
+    if (!spec.unique) return;
+    let keys = this.uniqueKeys.get(spec);
+    if (!keys) this.uniqueKeys.set(spec, (keys = new UniqueKeys()));
+    const key = row.values[spec.unique.index];
+    const holder = keys.claim(key, row.pk);
+    if (holder !== undefined) throw clashError(spec, spec.unique, row.pk, key, holder, 'file');
+  }
+
+  private batchOf(spec: ModelSpec): Map<number, PendingRow> {
+    let batch = this.batches.get(spec);
+    if (!batch) this.batches.set(spec, (batch = new Map()));
+    return batch;
+  }
+}
+
+function readEnvelope(record: unknown, index: number): { label: string; pk: unknown; fields: unknown } {
+  if (!isPlainObject(record)) {
+    throw new ImportError(`record ${index}: expected an object with "model", "pk" and "fields", got ${show(record)}`);
+  }
+  const { model, pk, fields } = record;
+  if (typeof model !== 'string') {
+    throw new ImportError(`record ${index} (pk ${show(pk)}): "model" must be a string such as "users.user", got ${show(model)}`, { pk });
+  }
+  return { label: model, pk, fields };
+}
+
+function readRow(spec: ModelSpec, pk: number, fields: Record<string, unknown>) {
+  try {
+    return spec.read(new FieldReader(fields));
+  } catch (error) {
+    if (error instanceof FieldError) throw recordError(spec.model, pk, error.message, error.field);
+    throw error;
+  }
+}
+
+/** Django looks models up with the model name lower-cased (`users.User` is `users.user`). */
+function djangoLabel(label: string): string {
+  const dot = label.indexOf('.');
+  return dot === -1 ? label : label.slice(0, dot) + label.slice(dot).toLowerCase();
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function increment(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}

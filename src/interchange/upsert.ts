@@ -1,0 +1,76 @@
+import { CompiledQuery } from 'kysely';
+import type { Db } from '../db/connection.js';
+import type { LinkSpec, ModelSpec } from './models.js';
+
+/** SQLite's limit on bound parameters per statement (SQLITE_MAX_VARIABLE_NUMBER since 3.32). */
+export const MAX_PARAMETERS = 32_766;
+/** Rows per statement: large enough that per-statement costs vanish, small enough to stay quick. */
+const MAX_ROWS = 4_000;
+
+export interface PendingRow {
+  pk: number;
+  values: unknown[];
+  links?: number[];
+}
+
+/** How many rows of a model go into one multi-row statement. */
+export function batchRows(spec: ModelSpec): number {
+  return Math.min(MAX_ROWS, Math.floor(MAX_PARAMETERS / (spec.columns.length + 1)));
+}
+
+/**
+ * Inserts or updates rows by pk, then replaces their join-table rows. Statements are built
+ * here as text because the columns are fixed by the model specs and a multi-row VALUES list
+ * through the query builder costs more than the insert itself.
+ */
+export async function upsertRows(db: Db, spec: ModelSpec, rows: readonly PendingRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const parameters: unknown[] = [];
+  for (const row of rows) parameters.push(row.pk, ...row.values);
+  await db.executeQuery(CompiledQuery.raw(upsertSql(spec, rows.length), parameters));
+  if (spec.link) await replaceLinks(db, spec.link, rows);
+}
+
+const statementCache = new Map<string, string>();
+
+function upsertSql(spec: ModelSpec, rowCount: number): string {
+  const key = `${spec.table}:${rowCount}`;
+  const cached = statementCache.get(key);
+  if (cached !== undefined) return cached;
+  const columns = spec.columns.map(quote);
+  const tuple = `(${['?', ...columns.map(() => '?')].join(', ')})`;
+  const text = `insert into ${quote(spec.table)} ("id", ${columns.join(', ')}) values ${repeat(tuple, rowCount)}` +
+    ` on conflict ("id") do update set ${columns.map((c) => `${c} = excluded.${c}`).join(', ')}`;
+  // Only full batches repeat; caching every partial size would just hold memory.
+  if (rowCount === batchRows(spec)) statementCache.set(key, text);
+  return text;
+}
+
+/** A many-to-many field is replaced as a whole, as Django's loaddata does. */
+async function replaceLinks(db: Db, link: LinkSpec, rows: readonly PendingRow[]): Promise<void> {
+  const owner = quote(link.ownerColumn);
+  for (const part of chunks(rows.map((r) => r.pk), MAX_PARAMETERS)) {
+    await db.executeQuery(CompiledQuery.raw(`delete from ${quote(link.table)} where ${owner} in (${repeat('?', part.length)})`, part));
+  }
+  const pairs: number[] = [];
+  for (const row of rows) for (const user of row.links ?? []) pairs.push(row.pk, user);
+  for (const part of chunks(pairs, MAX_PARAMETERS - (MAX_PARAMETERS % 2))) {
+    const sql = `insert into ${quote(link.table)} (${owner}, "user_id") values ${repeat('(?, ?)', part.length / 2)}` +
+      ' on conflict do nothing';
+    await db.executeQuery(CompiledQuery.raw(sql, part));
+  }
+}
+
+function quote(identifier: string): string {
+  return `"${identifier}"`;
+}
+
+function repeat(item: string, count: number): string {
+  return new Array<string>(count).fill(item).join(', ');
+}
+
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const result: T[][] = [];
+  for (let i = 0; i < items.length; i += size) result.push(items.slice(i, i + size));
+  return result;
+}

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+const CLI = path.resolve(import.meta.dirname, '../bin/hackerspace-api.js');
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${error}`);
+    return error;
+  }
+  assert.fail(`expected ${JSON.stringify(env)} to be rejected`);
+}
+
+describe('configuration from the environment', () => {
+  it('has documented defaults', () => {
+    const config = loadConfig({});
+    assert.equal(config.database.engine, 'sqlite');
+    assert.equal(config.database.path, path.resolve('data/hackerspace.sqlite'));
+    assert.equal(config.port, 8000);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.publicUrl, null);
+    assert.equal(config.trustProxy, false);
+    assert.equal(config.timeZone, 'UTC');
+    assert.equal(config.pageSize, 100);
+    assert.equal(config.maxPageSize, 1000);
+    assert.equal(config.avatarField, 'avatar');
+    assert.equal(config.avatarHash, 'md5');
+    assert.equal(config.avatarDefault, 'wavatar');
+    assert.equal(config.logLevel, 'info');
+    assert.ok(Object.isFrozen(config));
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'sqlite:/tmp/x/db.sqlite', HOST: '0.0.0.0', PORT: '9000', PUBLIC_URL: 'https://space.example.org/incubator/',
+      TRUST_PROXY: 'true', TIME_ZONE: 'Europe/Brussels', PAGE_SIZE: '20', MAX_PAGE_SIZE: '50',
+      AVATAR_FIELD: 'gravatar', AVATAR_HASH: 'sha256', AVATAR_DEFAULT: 'identicon', LOG_LEVEL: 'warn',
+    });
+    assert.deepEqual({ ...config }, {
+      database: { engine: 'sqlite', path: '/tmp/x/db.sqlite' }, host: '0.0.0.0', port: 9000,
+      publicUrl: 'https://space.example.org/incubator', trustProxy: true, timeZone: 'Europe/Brussels',
+      pageSize: 20, maxPageSize: 50, avatarField: 'gravatar', avatarHash: 'sha256', avatarDefault: 'identicon', logLevel: 'warn',
+    });
+  });
+
+  it('accepts sqlite:// and relative paths', () => {
+    assert.equal(loadConfig({ DATABASE_URL: 'sqlite:///srv/db.sqlite' }).database.path, '/srv/db.sqlite');
+    assert.equal(loadConfig({ DATABASE_URL: 'sqlite:rel/db.sqlite' }).database.path, path.resolve('rel/db.sqlite'));
+  });
+
+  it('names the bad variable in every error', () => {
+    const cases: [Record<string, string>, string, RegExp][] = [
+      [{ PORT: 'eighty' }, 'PORT', /whole number/],
+      [{ PORT: '70000' }, 'PORT', /between/],
+      [{ PAGE_SIZE: '0' }, 'PAGE_SIZE', /between/],
+      [{ PAGE_SIZE: '50', MAX_PAGE_SIZE: '10' }, 'MAX_PAGE_SIZE', /at least PAGE_SIZE/],
+      [{ TIME_ZONE: 'Mars/Olympus' }, 'TIME_ZONE', /unknown IANA time zone/],
+      [{ AVATAR_FIELD: 'picture' }, 'AVATAR_FIELD', /avatar, gravatar/],
+      [{ AVATAR_HASH: 'sha1' }, 'AVATAR_HASH', /md5, sha256/],
+      [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /info/],
+      [{ PUBLIC_URL: 'not a url' }, 'PUBLIC_URL', /absolute URL/],
+      [{ PUBLIC_URL: 'ftp://x.org' }, 'PUBLIC_URL', /http/],
+      [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY', /true, false/],
+      [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL', /sqlite:<path>/],
+    ];
+    for (const [env, variable, reason] of cases) {
+      const error = configError(env);
+      assert.equal(error.variable, variable, JSON.stringify(env));
+      assert.match(error.message, new RegExp(`^${variable}: `));
+      assert.match(error.message, reason);
+    }
+  });
+
+  it('says clearly that PostgreSQL is not supported yet', () => {
+    const error = configError({ DATABASE_URL: 'postgres://u:secret@db:5432/space' });
+    assert.equal(error.variable, 'DATABASE_URL');
+    assert.match(error.message, /PostgreSQL is not supported by this version yet/);
+    assert.doesNotMatch(error.message, /secret/);
+  });
+
+  it('fails fast at start with the message and exit code 78', () => {
+    const result = spawnSync(process.execPath, [CLI, 'serve'], {
+      env: { ...process.env, TIME_ZONE: 'Nowhere/Atlantis', DATABASE_URL: 'sqlite::memory:' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    assert.equal(result.status, 78);
+    assert.match(result.stderr, /configuration error: TIME_ZONE: unknown IANA time zone "Nowhere\/Atlantis"/);
+    assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+  });
+});
