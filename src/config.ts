@@ -120,8 +120,9 @@ function readAvatarDefault(raw: string | undefined): string {
 
 /** Reads and validates the environment once; the result is frozen. */
 export function loadConfig(env: Env = process.env): Config {
-  const pageSize = readInteger(env, 'PAGE_SIZE', 100, 1, 100_000);
-  const maxPageSize = readInteger(env, 'MAX_PAGE_SIZE', Math.max(1000, pageSize), 1, 100_000);
+  // 10,000 keeps a page's id list within SQLite's limit on bound parameters.
+  const pageSize = readInteger(env, 'PAGE_SIZE', 100, 1, 10_000);
+  const maxPageSize = readInteger(env, 'MAX_PAGE_SIZE', Math.max(1000, pageSize), 1, 10_000);
   if (maxPageSize < pageSize) {
     throw new ConfigError('MAX_PAGE_SIZE', `must be at least PAGE_SIZE (${pageSize}), got ${maxPageSize}`);
   }

@@ -59,9 +59,17 @@ export class TimeFormatter {
     for (const part of this.parts.formatToParts(new Date(epochSeconds * 1000))) fields[part.type] = part.value;
     let year = Number(fields.year);
     if (fields.era === 'BC' || fields.era === 'B') year = 1 - year;
-    const wall = Date.UTC(year, Number(fields.month) - 1, Number(fields.day), Number(fields.hour), Number(fields.minute), Number(fields.second));
+    const wall = utcMillis(year, Number(fields.month), Number(fields.day), Number(fields.hour), Number(fields.minute), Number(fields.second));
     return Math.round(wall / 1000) - epochSeconds;
   }
+}
+
+/** Date.UTC without its quirk of reading years 0–99 as 1900–1999. */
+function utcMillis(year: number, month: number, day: number, hour: number, minute: number, second: number): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, 0);
+  return date.getTime();
 }
 
 function pad(value: number, width: number): string {
@@ -92,7 +100,7 @@ export function parseIsoMicros(text: string): number | null {
   const year = Number(y), month = Number(mo), day = Number(d);
   const hour = Number(h), minute = Number(mi), second = Number(s);
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
-  const ms = Date.UTC(year, month - 1, day, hour, minute, second);
+  const ms = utcMillis(year, month, day, hour, minute, second);
   const check = new Date(ms);
   if (check.getUTCDate() !== day || check.getUTCMonth() !== month - 1) return null;
   let offset = 0;

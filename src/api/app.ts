@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { openDatabase, type DatabaseHandle } from '../db/connection.js';
+import { isDatabaseUnavailable, openDatabase, type DatabaseHandle } from '../db/connection.js';
 import { TimeFormatter } from '../time.js';
 import { collections } from './collections.js';
 import { ApiError, invalidToken, notAuthenticated, notFound } from './errors.js';
@@ -88,6 +88,10 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     if (status !== undefined && status >= 400 && status < 500) {
       // Fastify's own client errors (body too large, bad content type…): keep the status, not the text.
       return sendJson(reply.code(status), { detail: publicClientMessage(status) });
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return sendJson(reply.code(503).header('retry-after', '5'), { detail: 'Service temporarily unavailable.' });
     }
     request.log.error({ err: error }, 'unexpected failure');
     return sendJson(reply.code(500), { detail: 'Internal server error.' });

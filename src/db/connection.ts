@@ -31,3 +31,12 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
     close: () => db.destroy(),
   };
 }
+
+/**
+ * Errors that mean "the database can't answer right now" rather than "this request is wrong":
+ * SQLite busy or locked beyond the busy timeout, or its file unreadable. Decided by error code.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL)/.test(code);
+}
