@@ -22,6 +22,8 @@ export interface Config {
   readonly avatarHash: AvatarHash;
   readonly avatarDefault: string;
   readonly logLevel: LogLevel;
+  /** Upper bound, in bytes, of the response bodies kept for repeated reads (0 disables). */
+  readonly responseCacheBytes: number;
 }
 
 export const DEFAULT_DATABASE_FILE = 'data/hackerspace.sqlite';
@@ -140,6 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
     avatarHash: readChoice(env, 'AVATAR_HASH', 'md5', ['md5', 'sha256'] as const),
     avatarDefault: readAvatarDefault(env.AVATAR_DEFAULT),
     logLevel: readChoice(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+    responseCacheBytes: readInteger(env, 'RESPONSE_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
   });
 }
 

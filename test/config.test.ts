@@ -32,6 +32,7 @@ describe('configuration from the environment', () => {
     assert.equal(config.avatarHash, 'md5');
     assert.equal(config.avatarDefault, 'wavatar');
     assert.equal(config.logLevel, 'info');
+    assert.equal(config.responseCacheBytes, 64 * 1024 * 1024);
     assert.ok(Object.isFrozen(config));
   });
 
@@ -39,12 +40,12 @@ describe('configuration from the environment', () => {
     const config = loadConfig({
       DATABASE_URL: 'sqlite:/tmp/x/db.sqlite', HOST: '0.0.0.0', PORT: '9000', PUBLIC_URL: 'https://space.example.org/incubator/',
       TRUST_PROXY: 'true', TIME_ZONE: 'Europe/Brussels', PAGE_SIZE: '20', MAX_PAGE_SIZE: '50',
-      AVATAR_FIELD: 'gravatar', AVATAR_HASH: 'sha256', AVATAR_DEFAULT: 'identicon', LOG_LEVEL: 'warn',
+      AVATAR_FIELD: 'gravatar', AVATAR_HASH: 'sha256', AVATAR_DEFAULT: 'identicon', LOG_LEVEL: 'warn', RESPONSE_CACHE_MB: '0',
     });
     assert.deepEqual({ ...config }, {
       database: { engine: 'sqlite', path: '/tmp/x/db.sqlite' }, host: '0.0.0.0', port: 9000,
       publicUrl: 'https://space.example.org/incubator', trustProxy: true, timeZone: 'Europe/Brussels',
-      pageSize: 20, maxPageSize: 50, avatarField: 'gravatar', avatarHash: 'sha256', avatarDefault: 'identicon', logLevel: 'warn',
+      pageSize: 20, maxPageSize: 50, avatarField: 'gravatar', avatarHash: 'sha256', avatarDefault: 'identicon', logLevel: 'warn', responseCacheBytes: 0,
     });
   });
 
@@ -63,6 +64,7 @@ describe('configuration from the environment', () => {
       [{ AVATAR_FIELD: 'picture' }, 'AVATAR_FIELD', /avatar, gravatar/],
       [{ AVATAR_HASH: 'sha1' }, 'AVATAR_HASH', /md5, sha256/],
       [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /info/],
+      [{ RESPONSE_CACHE_MB: '-1' }, 'RESPONSE_CACHE_MB', /whole number/],
       [{ PUBLIC_URL: 'not a url' }, 'PUBLIC_URL', /absolute URL/],
       [{ PUBLIC_URL: 'ftp://x.org' }, 'PUBLIC_URL', /http/],
       [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY', /true, false/],

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { isDatabaseUnavailable, openDatabase, type DatabaseHandle } from '../db/connection.js';
 import { TimeFormatter } from '../time.js';
 import { collections } from './collections.js';
+import { ResponseCache } from './response-cache.js';
 import { ApiError, invalidToken, notAuthenticated, notFound } from './errors.js';
 import { apiUrl, baseUrlOf, linkStyle, pageUrl, recordContext, type LinkStyle } from './links.js';
 import { checkAccept, requestedFormat, type Format } from './negotiation.js';
@@ -97,21 +98,36 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     return sendJson(reply.code(500), { detail: 'Internal server error.' });
   });
 
+  const cache = new ResponseCache(config.responseCacheBytes);
+
+  /** The body of a GET: from the cache when the data has not changed since it was built. */
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     const resolved = request.resolved;
     if (!resolved) throw notFound();
-    const { route } = resolved;
     const base = baseUrlOf(request, config);
+    if (request.method === 'OPTIONS') return sendBody(reply, json(optionsBody(resolved.route)));
+    // Everything a body depends on: the base URL and the request target (path, format, query).
+    const key = `${base} ${request.raw.url}`;
+    const version = database.dataVersion();
+    let body = cache.get(key, version);
+    if (body === undefined) {
+      body = json(await buildBody(resolved, base));
+      cache.set(key, version, body);
+    }
+    return sendBody(reply, body);
+  };
+
+  async function buildBody(resolved: Resolved, base: string): Promise<unknown> {
+    const { route } = resolved;
     const style = linkStyle(base, route.suffix, resolved.format);
-    if (request.method === 'OPTIONS') return sendJson(reply, optionsBody(route));
-    if (route.kind === 'root') return sendJson(reply, rootBody(style));
+    if (route.kind === 'root') return rootBody(style);
     const resource = collections[route.collection!];
     const ctx = recordContext(style, config, times);
     if (route.kind === 'detail') {
       const id = parseId(route.id!);
       const record = id === null ? undefined : await resource.find(db, id, ctx);
       if (record === undefined) throw notFound();
-      return sendJson(reply, record);
+      return record;
     }
     const size = pageSizeOf(resolved.query, config);
     // One snapshot for the count and the page, so that a concurrent import can't split them.
@@ -122,13 +138,13 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
       const results = await resource.page(trx, { offset: (page - 1) * size, limit: size }, resolved.query, ctx);
       return { count, pages, page, results };
     });
-    return sendJson(reply, {
+    return {
       count,
       next: page < pages ? pageUrl(base, resolved.rawPath, resolved.query, page + 1) : null,
       previous: page > 1 ? pageUrl(base, resolved.rawPath, resolved.query, page - 1) : null,
       results,
-    });
-  };
+    };
+  }
 
   app.all('*', handle);
   app.setNotFoundHandler(handle);
@@ -187,12 +203,20 @@ function optionsBody(route: RouteMatch) {
   return { name: `${view} ${route.kind === 'list' ? 'List' : 'Instance'}`, description: '', renders: ['application/json'], parses: PARSES };
 }
 
-/** Compact JSON, U+2028/U+2029 escaped as DRF's renderer does, `application/json` exactly. */
-function sendJson(reply: FastifyReply, body: unknown): FastifyReply {
+/** Compact JSON, U+2028/U+2029 escaped as DRF's renderer does. */
+function json(body: unknown): Buffer {
   let text = JSON.stringify(body);
-  if (text.includes('\u2028') || text.includes('\u2029')) text = text.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
-  // A Buffer, so that Fastify sends the content type exactly as given (no charset parameter).
-  return reply.header('content-type', 'application/json').send(Buffer.from(text));
+  if (/[\u2028\u2029]/.test(text)) text = text.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return Buffer.from(text);
+}
+
+/** `application/json` exactly: a Buffer payload keeps Fastify from adding a charset. */
+function sendBody(reply: FastifyReply, body: Buffer): FastifyReply {
+  return reply.header('content-type', 'application/json').send(body);
+}
+
+function sendJson(reply: FastifyReply, body: unknown): FastifyReply {
+  return sendBody(reply, json(body));
 }
 
 function publicClientMessage(status: number): string {

@@ -12,6 +12,13 @@ export interface DatabaseHandle {
   readonly engine: 'sqlite';
   /** A human-readable description of where the data is (never contains a password). */
   readonly location: string;
+  /**
+   * Changes whenever committed data may have changed. SQLite's data_version counts commits by
+   * other connections (a CLI import, another process); this connection's own commits must call
+   * noteWrite(), since data_version does not count them.
+   */
+  dataVersion(): string;
+  noteWrite(): void;
   close(): Promise<void>;
 }
 
@@ -24,10 +31,16 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  let ownWrites = 0;
   return {
     db,
     engine: 'sqlite',
     location: target.path,
+    dataVersion: () => `${dataVersion.get()}.${ownWrites}`,
+    noteWrite: () => {
+      ownWrites++;
+    },
     close: () => db.destroy(),
   };
 }
