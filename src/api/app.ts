@@ -5,7 +5,7 @@ import { TimeFormatter } from '../time.js';
 import { collections } from './collections.js';
 import { ResponseCache } from './response-cache.js';
 import { ApiError, invalidToken, notAuthenticated, notFound } from './errors.js';
-import { apiUrl, baseUrlOf, linkStyle, pageUrl, recordContext, type LinkStyle } from './links.js';
+import { apiUrl, avatarUrls, baseUrlOf, linkStyle, pageUrl, recordContext, type LinkStyle } from './links.js';
 import { checkAccept, requestedFormat, type Format } from './negotiation.js';
 import { pageCount, pageNumberOf, pageSizeOf } from './pagination.js';
 import { parseQuery, type QueryPair } from './query.js';
@@ -46,6 +46,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const database = deps.database ?? openDatabase(config.database);
   const db = database.db;
   const times = new TimeFormatter(config.timeZone);
+  const avatar = avatarUrls(config);
   const app = Fastify({
     logger: deps.logger ?? { level: config.logLevel },
     trustProxy: config.trustProxy,
@@ -122,7 +123,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     const style = linkStyle(base, route.suffix, resolved.format);
     if (route.kind === 'root') return rootBody(style);
     const resource = collections[route.collection!];
-    const ctx = recordContext(style, config, times);
+    const ctx = recordContext(style, config, times, avatar);
     if (route.kind === 'detail') {
       const id = parseId(route.id!);
       const record = id === null ? undefined : await resource.find(db, id, ctx);

@@ -58,14 +58,35 @@ export function avatarUrl(email: string, config: Pick<Config, 'avatarHash' | 'av
   return `//www.gravatar.com/avatar/${hash}?d=${encodeURIComponent(config.avatarDefault)}`;
 }
 
-export function recordContext(style: LinkStyle, config: Config, times: TimeFormatter): RecordContext {
+const AVATAR_MEMO_SIZE = 10_000;
+
+/** avatarUrl, remembered per address: a page of users would otherwise hash 100 addresses each time. */
+export function avatarUrls(config: Pick<Config, 'avatarHash' | 'avatarDefault'>): (email: string) => string {
+  const known = new Map<string, string>();
+  return (email) => {
+    let url = known.get(email);
+    if (url === undefined) {
+      url = avatarUrl(email, config);
+      if (known.size >= AVATAR_MEMO_SIZE) known.clear();
+      known.set(email, url);
+    }
+    return url;
+  };
+}
+
+export function recordContext(
+  style: LinkStyle,
+  config: Pick<Config, 'avatarField'>,
+  times: TimeFormatter,
+  avatar: (email: string) => string,
+): RecordContext {
   return {
     userUrl: (id) => apiUrl(style, 'users', id),
     eventUrl: (id) => apiUrl(style, 'events', id),
     meetingUrl: (id) => apiUrl(style, 'meetings', id),
     mediaUrl: (path) => `${style.base}/media/${mediaPath(path)}`,
     time: (micros) => times.format(micros),
-    avatar: (email) => avatarUrl(email, config),
+    avatar,
     avatarField: config.avatarField,
   };
 }
