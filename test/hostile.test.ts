@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
+import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { request } from './support/http.js';
-import { sampleRecords, startServer, type TestServer } from './support/server.js';
+import type { Db } from '../src/db/connection.js';
+import { exportFixture } from '../src/interchange/export.js';
+import { ImportError, importRecords, readFixture } from '../src/interchange/import.js';
+import { freshDatabase, SAMPLE_FIXTURE, sampleRecords, startServer, type TestServer } from './support/server.js';
 
 /** A small deterministic PRNG, so that a failure can be replayed. */
 function prng(seed: number) {
@@ -127,5 +133,51 @@ describe('hostile input never gets a 5xx', () => {
     const badHost = await rawRequest(server.port, 'GET /api/ HTTP/1.1\r\nHost: evil.example/path?x\r\nConnection: close\r\n\r\n');
     assert.equal(badHost.status, 400);
     assert.match(badHost.raw, /\{"detail":"Invalid Host header\."\}/);
+  });
+});
+
+async function exportText(db: Db): Promise<string> {
+  const chunks: Buffer[] = [];
+  await exportFixture(db, new Writable({ write(chunk, _encoding, done) { chunks.push(Buffer.from(chunk)); done(); } }));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** One random corruption of a fixture's text: a cut, a deleted, doubled or replaced character. */
+function corrupt(text: string, random: () => number): string {
+  const at = Math.floor(random() * text.length);
+  const junk = ['"', ',', '}', ']', '{', 'x', '9', '-', 'null', '\\', '\u0000', 'é', '[', ':'];
+  switch (Math.floor(random() * 4)) {
+    case 0: return text.slice(0, at);
+    case 1: return text.slice(0, at) + text.slice(at + 1);
+    case 2: return text.slice(0, at) + text[at] + text.slice(at);
+    default: return text.slice(0, at) + junk[Math.floor(random() * junk.length)] + text.slice(at + 1);
+  }
+}
+
+describe('malformed fixtures never change data', () => {
+  it('leaves the database exactly as it was after every failed import of 60 corrupted fixtures', async () => {
+    const fresh = await freshDatabase();
+    try {
+      await fresh.handle.db.transaction().execute((trx) => importRecords(trx, sampleRecords()));
+      const original = fs.readFileSync(SAMPLE_FIXTURE, 'utf8');
+      const random = prng(4242);
+      let failures = 0;
+      for (let i = 0; i < 60; i++) {
+        const before = await exportText(fresh.handle.db);
+        const file = path.join(fresh.dir, `corrupt-${i}.json`);
+        fs.writeFileSync(file, corrupt(original, random));
+        try {
+          await fresh.handle.db.transaction().execute((trx) => importRecords(trx, readFixture(file)));
+        } catch (error) {
+          assert.ok(error instanceof ImportError, `corruption ${i} failed with ${error} instead of an ImportError`);
+          assert.ok(error.message.length > 0);
+          failures++;
+          assert.equal(await exportText(fresh.handle.db), before, `corruption ${i} changed the data`);
+        }
+      }
+      assert.ok(failures >= 20, `only ${failures} of 60 corruptions were rejected: the corruption is too gentle`);
+    } finally {
+      await fresh.cleanup();
+    }
   });
 });
