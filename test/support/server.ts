@@ -8,7 +8,8 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/connection.js';
 import { migrateToLatest } from '../../src/db/migrations.js';
 import { importRecords } from '../../src/interchange/import.js';
 
-export const SAMPLE_FIXTURE = path.resolve(import.meta.dirname, '../../../shared/data/sample-dumpdata.json');
+/** A copy of ../shared/data/sample-dumpdata.json, so that the suite runs from any checkout. */
+export const SAMPLE_FIXTURE = path.resolve(import.meta.dirname, '../fixtures/sample-dumpdata.json');
 
 export function sampleRecords(): unknown[] {
   return JSON.parse(fs.readFileSync(SAMPLE_FIXTURE, 'utf8'));
