@@ -1,7 +1,16 @@
 import path from 'node:path';
 
-/** Where the data lives. PostgreSQL is recognised so that it can be refused with a clear message. */
-export type DatabaseTarget = { engine: 'sqlite'; path: string };
+/** Where the data lives. */
+export type DatabaseTarget =
+  | { engine: 'sqlite'; path: string }
+  | {
+      engine: 'postgres';
+      /** The connection URL as given (it may hold a password: never log it; see `location`). */
+      url: string;
+      poolSize: number;
+      /** Longest a statement may run, and longest a request waits for a connection, in ms. */
+      statementTimeoutMs: number;
+    };
 
 export type AvatarField = 'avatar' | 'gravatar';
 export type AvatarHash = 'md5' | 'sha256';
@@ -38,19 +47,27 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-function readDatabase(value: string | undefined): DatabaseTarget {
+function readDatabase(env: Env): DatabaseTarget {
+  const value = env.DATABASE_URL;
   if (value === undefined || value.trim() === '') {
     return { engine: 'sqlite', path: path.resolve(DEFAULT_DATABASE_FILE) };
   }
   if (/^postgres(ql)?:\/\//i.test(value)) {
-    throw new ConfigError(
-      'DATABASE_URL',
-      'PostgreSQL is not supported by this version yet (it is planned); use sqlite:<path to a file>',
-    );
+    try {
+      new URL(value);
+    } catch {
+      throw new ConfigError('DATABASE_URL', 'is not a valid postgres://user:password@host:port/database URL');
+    }
+    return {
+      engine: 'postgres',
+      url: value.trim(),
+      poolSize: readInteger(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+      statementTimeoutMs: readInteger(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 100, 3_600_000),
+    };
   }
   const match = /^sqlite:(?:\/\/)?(.+)$/i.exec(value);
   if (!match) {
-    throw new ConfigError('DATABASE_URL', `expected sqlite:<path>, got ${JSON.stringify(value)}`);
+    throw new ConfigError('DATABASE_URL', `expected sqlite:<path> or postgres://…, got ${JSON.stringify(value.replace(/\/\/[^@/]*@/, '//…@'))}`);
   }
   const file = match[1];
   return { engine: 'sqlite', path: file === ':memory:' ? file : path.resolve(file) };
@@ -130,7 +147,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const host = (env.HOST ?? '').trim() || '127.0.0.1';
   return Object.freeze({
-    database: readDatabase(env.DATABASE_URL),
+    database: readDatabase(env),
     host,
     port: readInteger(env, 'PORT', 8000, 0, 65535),
     publicUrl: readPublicUrl(env.PUBLIC_URL),

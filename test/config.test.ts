@@ -50,8 +50,8 @@ describe('configuration from the environment', () => {
   });
 
   it('accepts sqlite:// and relative paths', () => {
-    assert.equal(loadConfig({ DATABASE_URL: 'sqlite:///srv/db.sqlite' }).database.path, '/srv/db.sqlite');
-    assert.equal(loadConfig({ DATABASE_URL: 'sqlite:rel/db.sqlite' }).database.path, path.resolve('rel/db.sqlite'));
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:///srv/db.sqlite' }).database, { engine: 'sqlite', path: '/srv/db.sqlite' });
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:rel/db.sqlite' }).database, { engine: 'sqlite', path: path.resolve('rel/db.sqlite') });
   });
 
   it('names the bad variable in every error', () => {
@@ -78,10 +78,19 @@ describe('configuration from the environment', () => {
     }
   });
 
-  it('says clearly that PostgreSQL is not supported yet', () => {
-    const error = configError({ DATABASE_URL: 'postgres://u:secret@db:5432/space' });
+  it('reads a PostgreSQL URL with its pool size and statement timeout', () => {
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'postgres://u:secret@db:5432/space' }).database, {
+      engine: 'postgres', url: 'postgres://u:secret@db:5432/space', poolSize: 10, statementTimeoutMs: 5000,
+    });
+    const tuned = loadConfig({ DATABASE_URL: 'postgresql://db/space', DATABASE_POOL_SIZE: '4', DATABASE_STATEMENT_TIMEOUT_MS: '800' });
+    assert.deepEqual(tuned.database, { engine: 'postgres', url: 'postgresql://db/space', poolSize: 4, statementTimeoutMs: 800 });
+    assert.equal(configError({ DATABASE_URL: 'postgres://db/x', DATABASE_POOL_SIZE: '0' }).variable, 'DATABASE_POOL_SIZE');
+    assert.equal(configError({ DATABASE_URL: 'postgres://db/x', DATABASE_STATEMENT_TIMEOUT_MS: 'soon' }).variable, 'DATABASE_STATEMENT_TIMEOUT_MS');
+  });
+
+  it('never repeats a password in its messages', () => {
+    const error = configError({ DATABASE_URL: 'mysql://u:secret@db:5432/space' });
     assert.equal(error.variable, 'DATABASE_URL');
-    assert.match(error.message, /PostgreSQL is not supported by this version yet/);
     assert.doesNotMatch(error.message, /secret/);
   });
 

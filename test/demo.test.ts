@@ -232,7 +232,7 @@ describe('loading the demo', () => {
   it('`demo` command: loads, refuses a second time with exit code 1, then --replace works', async () => {
     const fresh = await freshDatabase();
     try {
-      const env = { ...process.env, DATABASE_URL: `sqlite:${fresh.file}`, LOG_LEVEL: 'silent' };
+      const env = { ...process.env, DATABASE_URL: fresh.url, LOG_LEVEL: 'silent' };
       const cli = (...args: string[]) =>
         run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'demo', ...args], { cwd: ROOT, env }).then(
           ({ stderr }) => ({ code: 0, stderr }),

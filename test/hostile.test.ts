@@ -68,7 +68,8 @@ function rawRequest(port: number, head: Buffer | string): Promise<{ status: numb
       const raw = Buffer.concat(chunks).toString('utf8');
       resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(raw)?.[1] ?? 0), raw });
     });
-    socket.end(head);
+    // Not end(): a half-closed socket may be dropped before an asynchronous answer is written.
+    socket.write(head);
   });
 }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ResponseCache } from '../src/api/response-cache.js';
+import { configFrom } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
 import { importRecords } from '../src/interchange/import.js';
 import { request } from './support/http.js';
@@ -64,7 +65,7 @@ describe('cached responses never outlive the data', () => {
     assert.equal(first.json().count, 30);
 
     // Another connection to the same file, as `hackerspace-api import` in another process would open.
-    const other = openDatabase({ engine: 'sqlite', path: server.database.location });
+    const other = openDatabase(configFrom({ DATABASE_URL: server.url }).database);
     try {
       await other.db.transaction().execute((trx) =>
         importRecords(trx, [{ model: 'users.user', pk: 31, fields: { username: 'newcomer', email: 'new@example.org', has_key: true } }]));

@@ -109,7 +109,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     if (request.method === 'OPTIONS') return sendBody(reply, json(optionsBody(resolved.route)));
     // Everything a body depends on: the base URL and the request target (path, format, query).
     const key = `${base} ${request.raw.url}`;
-    const version = database.dataVersion();
+    const version = await database.dataVersion();
     let body = cache.get(key, version);
     if (body === undefined) {
       body = json(await buildBody(resolved, base));

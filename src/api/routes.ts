@@ -49,9 +49,12 @@ export function decodePath(rawPath: string): string | null {
   }
 }
 
+/** Ids are 32-bit, as Django's AutoField and our integer columns on every engine. */
+export const MAX_ID = 2_147_483_647;
+
 /** A path id: a decimal integer with optional surrounding spaces, `+` and leading zeros. */
 export function parseId(text: string): number | null {
   if (!/^\s*\+?[0-9]+\s*$/.test(text)) return null;
   const id = Number(text.trim());
-  return id >= 1 && Number.isSafeInteger(id) ? id : null;
+  return id >= 1 && id <= MAX_ID ? id : null;
 }

@@ -54,7 +54,8 @@ CRLF Markdown, …) and loads it into DATABASE_URL through the same validating i
     const sizes = readSizes(values);
     const seed = integerOption(values, 'seed', DEFAULT_DEMO_SEED);
     // `serve` opens its own connection, and a second :memory: connection is a different, empty database.
-    if (values.serve && loadConfig().database.path === ':memory:') {
+    const target = loadConfig().database;
+    if (values.serve && target.engine === 'sqlite' && target.path === ':memory:') {
       throw new UsageError('--serve needs a database file: with DATABASE_URL=sqlite::memory: the server would start empty');
     }
     if (!(await fillDatabase(sizes, seed, values.replace === true))) return 1;

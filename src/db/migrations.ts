@@ -1,4 +1,5 @@
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { engineOf } from './connection.js';
 import { COUNTED_TABLES } from './schema.js';
 
 /**
@@ -10,17 +11,21 @@ const deferred = sql`deferrable initially deferred`;
 
 const initial: Migration = {
   async up(db: Kysely<any>) {
+    const engine = engineOf(db);
+    // SQLite's INTEGER PRIMARY KEY numbers new rows itself; PostgreSQL needs an identity.
+    const id = (c: ColumnDefinitionBuilder) => (engine === 'postgres' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey());
     await db.schema
       .createTable('users')
-      .addColumn('id', 'integer', (c) => c.primaryKey())
-      .addColumn('username', 'text', (c) => c.notNull().unique())
+      .addColumn('id', 'integer', id)
+      // Code-point order whatever the database's default collation (SQLite's BINARY already is).
+      .addColumn('username', engine === 'postgres' ? sql`text collate "C"` : 'text', (c) => c.notNull().unique())
       .addColumn('email', 'text', (c) => c.notNull().defaultTo(''))
       .addColumn('has_key', 'integer', (c) => c.notNull().defaultTo(0))
       .execute();
 
     await db.schema
       .createTable('openings')
-      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('id', 'integer', id)
       .addColumn('time_us', 'bigint', (c) => c.notNull())
       .addColumn('is_open', 'integer', (c) => c.notNull())
       .execute();
@@ -29,7 +34,7 @@ const initial: Migration = {
 
     await db.schema
       .createTable('projects')
-      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('id', 'integer', id)
       .addColumn('title', 'text', (c) => c.notNull())
       .addColumn('maintainer_id', 'integer', (c) =>
         c.notNull().references('users.id').onDelete('restrict').modifyEnd(deferred))
@@ -54,7 +59,7 @@ const initial: Migration = {
 
     await db.schema
       .createTable('events')
-      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('id', 'integer', id)
       .addColumn('title', 'text', (c) => c.notNull())
       .addColumn('place', 'text', (c) => c.notNull().defaultTo(''))
       .addColumn('start_us', 'bigint')
@@ -70,7 +75,7 @@ const initial: Migration = {
 
     await db.schema
       .createTable('meetings')
-      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('id', 'integer', id)
       .addColumn('event_id', 'integer', (c) =>
         c.notNull().unique().references('events.id').onDelete('restrict').modifyEnd(deferred))
       .addColumn('agenda', 'text', (c) => c.notNull().defaultTo(''))
@@ -96,18 +101,54 @@ const initial: Migration = {
       .execute();
     for (const table of COUNTED_TABLES) {
       await db.insertInto('collection_counts').values({ collection: table, n: 0 }).execute();
-      await createCountTriggers(db, table);
     }
+    if (engine === 'postgres') await createPostgresTriggers(db);
+    else for (const table of COUNTED_TABLES) await createSqliteCountTriggers(db, table);
   },
 };
 
 /** SQLite triggers; an upsert that updates fires no INSERT trigger, so counts stay exact. */
-async function createCountTriggers(db: Kysely<any>, table: string): Promise<void> {
+async function createSqliteCountTriggers(db: Kysely<any>, table: string): Promise<void> {
   const name = sql.lit(table);
   await sql`create trigger ${sql.id(`${table}_count_insert`)} after insert on ${sql.table(table)}
     begin update collection_counts set n = n + 1 where collection = ${name}; end`.execute(db);
   await sql`create trigger ${sql.id(`${table}_count_delete`)} after delete on ${sql.table(table)}
     begin update collection_counts set n = n - 1 where collection = ${name}; end`.execute(db);
+}
+
+/**
+ * PostgreSQL: statement-level triggers with transition tables (one update per statement, not per
+ * row, so a bulk import stays fast), and a data version that every writing statement bumps, so
+ * that each process can tell whether its cached responses are still current.
+ */
+async function createPostgresTriggers(db: Kysely<any>): Promise<void> {
+  await sql`create table data_version (version bigint not null)`.execute(db);
+  await sql`insert into data_version (version) values (0)`.execute(db);
+  await sql`create function count_inserted() returns trigger language plpgsql as $$
+    begin
+      update collection_counts set n = n + (select count(*) from inserted) where collection = tg_table_name;
+      return null;
+    end $$`.execute(db);
+  await sql`create function count_deleted() returns trigger language plpgsql as $$
+    begin
+      update collection_counts set n = n - (select count(*) from deleted) where collection = tg_table_name;
+      return null;
+    end $$`.execute(db);
+  await sql`create function bump_data_version() returns trigger language plpgsql as $$
+    begin
+      update data_version set version = version + 1;
+      return null;
+    end $$`.execute(db);
+  for (const table of COUNTED_TABLES) {
+    await sql`create trigger ${sql.id(`${table}_count_insert`)} after insert on ${sql.table(table)}
+      referencing new table as inserted for each statement execute function count_inserted()`.execute(db);
+    await sql`create trigger ${sql.id(`${table}_count_delete`)} after delete on ${sql.table(table)}
+      referencing old table as deleted for each statement execute function count_deleted()`.execute(db);
+  }
+  for (const table of [...COUNTED_TABLES, 'project_participants', 'meeting_members']) {
+    await sql`create trigger ${sql.id(`${table}_data_version`)} after insert or update or delete on ${sql.table(table)}
+      for each statement execute function bump_data_version()`.execute(db);
+  }
 }
 
 export const migrations: Record<string, Migration> = {
@@ -122,7 +163,12 @@ class InCodeProvider implements MigrationProvider {
 
 /** Brings the schema up to date; returns the names of the migrations it applied. */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new InCodeProvider() });
+  // Kysely looks for its bookkeeping tables in any schema; on PostgreSQL, name ours (the
+  // search_path's first) so that a database with several schemas migrates each one correctly.
+  const migrationTableSchema = engineOf(db) === 'postgres'
+    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+    : undefined;
+  const migrator = new Migrator({ db, provider: new InCodeProvider(), migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

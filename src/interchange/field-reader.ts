@@ -15,7 +15,7 @@ export class FieldReader {
   string(name: string, fallback?: string): string {
     const value = this.get(name, fallback);
     if (typeof value !== 'string') throw this.wrongType(name, value, 'a string');
-    return value;
+    return this.storable(name, value);
   }
 
   /** `''` and null both mean "none" (a Django FileField stores '' for no file). */
@@ -23,6 +23,12 @@ export class FieldReader {
     const value = this.get(name, null);
     if (value === null || value === '') return null;
     if (typeof value !== 'string') throw this.wrongType(name, value, 'a string or null');
+    return this.storable(name, value);
+  }
+
+  /** PostgreSQL text cannot hold NUL; refusing it on every engine keeps the engines equal. */
+  private storable(name: string, value: string): string {
+    if (value.includes('\u0000')) throw new FieldError(name, `"${name}" contains a NUL character (\\u0000), which cannot be stored`);
     return value;
   }
 
@@ -106,6 +112,7 @@ export class FieldReader {
 }
 
 /** Django's integer primary keys, within what JavaScript and SQLite both hold exactly. */
+/** A positive 32-bit integer: Django's AutoField, and our integer id columns on every engine. */
 export function isPk(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= 2_147_483_647;
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection.js';
+import { syncIdentities } from '../db/identities.js';
 import { FieldReader, isPk } from './field-reader.js';
 import { FieldError, ImportError, recordError, show } from './import-error.js';
 import { MODEL_ORDER, MODEL_SPECS, type ModelSpec } from './models.js';
@@ -67,7 +68,7 @@ class Importer {
       increment(this.skippedModels, label);
       return null;
     }
-    if (!isPk(pk)) throw recordError(spec.model, pk, `pk must be a positive whole number below 2^53, got ${show(pk)}`);
+    if (!isPk(pk)) throw recordError(spec.model, pk, `pk must be a whole number from 1 to 2147483647, got ${show(pk)}`);
     if (!isPlainObject(fields)) throw recordError(spec.model, pk, `"fields" must be an object, got ${show(fields)}`);
     this.countSkippedFields(spec, fields);
     const row: PendingRow = { pk, ...readRow(spec, pk, fields) };
@@ -91,6 +92,7 @@ class Importer {
     for (const model of MODEL_ORDER) await this.flush(MODEL_SPECS.get(model)!);
     const missing = await findMissingReference(this.db);
     if (missing) throw missing;
+    await syncIdentities(this.db);
     return {
       imported: Object.fromEntries(this.imported),
       skippedModels: Object.fromEntries(this.skippedModels),

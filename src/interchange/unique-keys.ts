@@ -1,8 +1,7 @@
-import { CompiledQuery } from 'kysely';
 import type { Db } from '../db/connection.js';
 import { recordError, type ImportError } from './import-error.js';
 import type { ModelSpec, UniqueSpec } from './models.js';
-import { chunks, MAX_PARAMETERS, type PendingRow } from './upsert.js';
+import { chunks, MAX_PARAMETERS, rawQuery, type PendingRow } from './upsert.js';
 
 /**
  * Which pk holds each value of a unique column among the records read so far, so that a clash
@@ -36,7 +35,7 @@ export async function findUniqueConflict(db: Db, spec: ModelSpec, rows: readonly
   const batch = new BatchKeys(rows, unique.index);
   for (const keys of chunks(batch.keys(), MAX_PARAMETERS)) {
     const sql = `select "id", "${unique.column}" as "key" from "${spec.table}" where "${unique.column}" in (${keys.map(() => '?').join(', ')})`;
-    const { rows: existing } = await db.executeQuery<{ id: number; key: unknown }>(CompiledQuery.raw(sql, keys));
+    const { rows: existing } = await db.executeQuery<{ id: number; key: unknown }>(rawQuery(db, sql, keys));
     const clash = batch.firstClash(existing);
     if (clash) return clashError(spec, unique, clash.pk, clash.key, clash.holder, 'database');
   }

@@ -1,8 +1,8 @@
 import { CompiledQuery } from 'kysely';
-import type { Db } from '../db/connection.js';
+import { engineOf, type Db } from '../db/connection.js';
 import type { LinkSpec, ModelSpec } from './models.js';
 
-/** SQLite's limit on bound parameters per statement (SQLITE_MAX_VARIABLE_NUMBER since 3.32). */
+/** SQLite's limit on bound parameters per statement (SQLITE_MAX_VARIABLE_NUMBER since 3.32; PostgreSQL allows 65,535). */
 export const MAX_PARAMETERS = 32_766;
 /** Rows per statement: large enough that per-statement costs vanish, small enough to stay quick. */
 const MAX_ROWS = 4_000;
@@ -27,7 +27,7 @@ export async function upsertRows(db: Db, spec: ModelSpec, rows: readonly Pending
   if (rows.length === 0) return;
   const parameters: unknown[] = [];
   for (const row of rows) parameters.push(row.pk, ...row.values);
-  await db.executeQuery(CompiledQuery.raw(upsertSql(spec, rows.length), parameters));
+  await db.executeQuery(rawQuery(db, upsertSql(spec, rows.length), parameters));
   if (spec.link) await replaceLinks(db, spec.link, rows);
 }
 
@@ -50,15 +50,25 @@ function upsertSql(spec: ModelSpec, rowCount: number): string {
 async function replaceLinks(db: Db, link: LinkSpec, rows: readonly PendingRow[]): Promise<void> {
   const owner = quote(link.ownerColumn);
   for (const part of chunks(rows.map((r) => r.pk), MAX_PARAMETERS)) {
-    await db.executeQuery(CompiledQuery.raw(`delete from ${quote(link.table)} where ${owner} in (${repeat('?', part.length)})`, part));
+    await db.executeQuery(rawQuery(db, `delete from ${quote(link.table)} where ${owner} in (${repeat('?', part.length)})`, part));
   }
   const pairs: number[] = [];
   for (const row of rows) for (const user of row.links ?? []) pairs.push(row.pk, user);
   for (const part of chunks(pairs, MAX_PARAMETERS - (MAX_PARAMETERS % 2))) {
     const sql = `insert into ${quote(link.table)} (${owner}, "user_id") values ${repeat('(?, ?)', part.length / 2)}` +
       ' on conflict do nothing';
-    await db.executeQuery(CompiledQuery.raw(sql, part));
+    await db.executeQuery(rawQuery(db, sql, part));
   }
+}
+
+/**
+ * A statement written with `?` placeholders, numbered `$1, $2, …` for PostgreSQL. Only for text
+ * built here, which holds no `?` other than placeholders.
+ */
+export function rawQuery(db: Db, text: string, parameters: readonly unknown[]): CompiledQuery {
+  if (engineOf(db) === 'sqlite') return CompiledQuery.raw(text, [...parameters]);
+  let n = 0;
+  return CompiledQuery.raw(text.replace(/\?/g, () => `$${++n}`), [...parameters]);
 }
 
 function quote(identifier: string): string {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +7,7 @@ import { buildApp } from '../../src/api/app.js';
 import { configFrom, type Config } from '../../src/config.js';
 import { openDatabase, type DatabaseHandle } from '../../src/db/connection.js';
 import { migrateToLatest } from '../../src/db/migrations.js';
+import pg from 'pg';
 import { importRecords } from '../../src/interchange/import.js';
 
 /** A copy of ../shared/data/sample-dumpdata.json, so that the suite runs from any checkout. */
@@ -15,19 +17,64 @@ export function sampleRecords(): unknown[] {
   return JSON.parse(fs.readFileSync(SAMPLE_FIXTURE, 'utf8'));
 }
 
-/** A fresh, migrated SQLite database file in its own temporary directory. */
-export async function freshDatabase(): Promise<{ handle: DatabaseHandle; file: string; dir: string; cleanup(): Promise<void> }> {
+/** The engine this run of the suite tests: `TEST_ENGINE=postgres` (see scripts/test.mjs), else SQLite. */
+export const TEST_ENGINE: 'sqlite' | 'postgres' = process.env.TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+
+export interface FreshDatabase {
+  handle: DatabaseHandle;
+  /** DATABASE_URL for this database, for child processes and second connections. */
+  url: string;
+  /** A temporary directory for the test's own files, removed by cleanup(). */
+  dir: string;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated database of the engine under test: a SQLite file in its own temporary
+ * directory, or a PostgreSQL schema of its own in the run's database (TEST_POSTGRES_URL).
+ */
+export async function freshDatabase(): Promise<FreshDatabase> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hackerspace-api-test-'));
-  const file = path.join(dir, 'test.sqlite');
-  const handle = openDatabase({ engine: 'sqlite', path: file });
+  const { url, drop } = TEST_ENGINE === 'postgres'
+    ? await postgresSchema()
+    : { url: `sqlite:${path.join(dir, 'test.sqlite')}`, drop: async () => {} };
+  const handle = openDatabase(configFrom({ DATABASE_URL: url }).database);
   await migrateToLatest(handle.db);
   return {
     handle,
-    file,
+    url,
     dir,
     async cleanup() {
       await handle.close();
+      await drop();
       fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function postgresSchema(): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = process.env.TEST_POSTGRES_URL;
+  if (!base) throw new Error('TEST_ENGINE=postgres needs TEST_POSTGRES_URL (npm test sets both)');
+  const schema = `t_${process.pid}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  try {
+    await admin.query(`create schema ${schema}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(base);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: base });
+      await client.connect();
+      try {
+        await client.query(`drop schema ${schema} cascade`);
+      } finally {
+        await client.end();
+      }
     },
   };
 }
@@ -39,6 +86,8 @@ export interface TestServer {
   config: Config;
   app: FastifyInstance;
   database: DatabaseHandle;
+  /** DATABASE_URL of the server's database. */
+  url: string;
   close(): Promise<void>;
 }
 
@@ -48,7 +97,7 @@ export interface TestServer {
  */
 export async function startServer(options: { records?: unknown[]; env?: Record<string, string> } = {}): Promise<TestServer> {
   const fresh = await freshDatabase();
-  const config = configFrom({ DATABASE_URL: `sqlite:${fresh.file}`, LOG_LEVEL: 'silent', ...options.env });
+  const config = configFrom({ DATABASE_URL: fresh.url, LOG_LEVEL: 'silent', ...options.env });
   if (options.records) {
     const records = options.records;
     await fresh.handle.db.transaction().execute((trx) => importRecords(trx, records));
@@ -63,6 +112,7 @@ export async function startServer(options: { records?: unknown[]; env?: Record<s
     config,
     app,
     database: fresh.handle,
+    url: fresh.url,
     async close() {
       await app.close();
       await fresh.cleanup();

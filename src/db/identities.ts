@@ -1,0 +1,15 @@
+import { sql } from 'kysely';
+import { engineOf, type Db } from './connection.js';
+
+const TABLES_WITH_IDS = ['users', 'openings', 'projects', 'events', 'meetings'] as const;
+
+/**
+ * After rows were written with explicit ids (an import), PostgreSQL's identity sequences must
+ * move past them, or the next row created without an id would collide. SQLite needs nothing.
+ */
+export async function syncIdentities(db: Db): Promise<void> {
+  if (engineOf(db) !== 'postgres') return;
+  for (const table of TABLES_WITH_IDS) {
+    await sql`select setval(pg_get_serial_sequence(${table}, 'id'), coalesce((select max(id) from ${sql.table(table)}), 0) + 1, false)`.execute(db);
+  }
+}
