@@ -5,6 +5,7 @@ import { TimeFormatter } from '../time.js';
 import { collections } from './collections.js';
 import { ResponseCache } from './response-cache.js';
 import { ApiError, invalidToken, notAuthenticated, notFound } from './errors.js';
+import { healthCheck, isHealthCheck, pingTimeoutOf, RETRY_AFTER_SECONDS } from './health.js';
 import { apiUrl, avatarUrls, baseUrlOf, linkStyle, pageUrl, recordContext, type LinkStyle } from './links.js';
 import { checkAccept, requestedFormat, type Format } from './negotiation.js';
 import { pageCount, pageNumberOf, pageSizeOf } from './pagination.js';
@@ -77,8 +78,11 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   });
   if (!deps.database) app.addHook('onClose', () => database.close());
 
+  const health = healthCheck(database, pingTimeoutOf(config));
   app.addHook('onRequest', async (request, reply) => {
     reply.headers(SECURITY_HEADERS);
+    // The load balancers' check is not part of the API: answered here, before the API's routing.
+    if (isHealthCheck(request.raw.url)) return health(request, reply);
     return resolveRequest(request, reply);
   });
 
@@ -93,7 +97,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     }
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');
-      return sendJson(reply.code(503).header('retry-after', '5'), { detail: 'Service temporarily unavailable.' });
+      return sendJson(reply.code(503).header('retry-after', RETRY_AFTER_SECONDS), { detail: 'Service temporarily unavailable.' });
     }
     request.log.error({ err: error }, 'unexpected failure');
     return sendJson(reply.code(500), { detail: 'Internal server error.' });

@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import type { DatabaseHandle } from './connection.js';
 import type { Database } from './schema.js';
@@ -25,14 +25,15 @@ export function openPostgres(options: PostgresOptions): DatabaseHandle {
     connectionString: options.url,
     max: options.poolSize,
     statement_timeout: options.statementTimeoutMs,
-    // A request must not hang on a dead server: give up on the query and on the connection.
-    query_timeout: options.statementTimeoutMs + 1000,
+    // A request must not hang on a dead server: give up on the query (a little after the server's
+    // own statement_timeout would have answered) and on the connection.
+    query_timeout: options.statementTimeoutMs + queryTimeoutMargin(options.statementTimeoutMs),
     connectionTimeoutMillis: options.statementTimeoutMs,
     types,
   });
   // An idle client whose server went away emits 'error'; without a listener the process would die.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool(pool) }) });
   return {
     db,
     engine: 'postgres',
@@ -50,6 +51,56 @@ export function openPostgres(options: PostgresOptions): DatabaseHandle {
   };
 }
 
+/**
+ * How much longer than statement_timeout the client waits for an answer before it gives up on
+ * the connection: long enough for the server's own cancellation (which keeps the connection
+ * usable) to arrive first, short enough that a silent server costs little more than the timeout.
+ */
+export function queryTimeoutMargin(statementTimeoutMs: number): number {
+  return Math.min(1000, Math.max(250, Math.round(statementTimeoutMs / 4)));
+}
+
+/**
+ * The pool as Kysely sees it. pg-pool only watches idle clients: a checked-out client whose
+ * connection breaks emits an 'error' event that nobody handles, which would end the process, and
+ * a client whose query was given up on by query_timeout still waits for that query's answer, so
+ * Kysely's ROLLBACK after the failure would wait out a second timeout and the client would go
+ * back to the pool hung. Here the first connection-level failure of a checked-out client poisons
+ * it: every later query on it fails at once with that error, and on release it is removed from
+ * the pool and its socket destroyed.
+ */
+function guardedPool(pool: pg.Pool): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      let failure: Error | undefined;
+      const onError = (error: Error) => {
+        failure ??= error;
+      };
+      client.on('error', onError);
+      const query = async (text: string, parameters: ReadonlyArray<unknown>) => {
+        if (failure) throw failure;
+        try {
+          return await client.query(text, parameters as unknown[]);
+        } catch (error) {
+          if (!(error instanceof pg.DatabaseError) && isPostgresConnectionFailure(error)) failure ??= error as Error;
+          throw error;
+        }
+      };
+      return {
+        // Only plain queries: no cursor class is configured, so Kysely never passes one.
+        query: query as unknown as PostgresPoolClient['query'],
+        release() {
+          client.off('error', onError);
+          // An error removes the client from the pool; pg destroys a socket with a query pending.
+          client.release(failure);
+        },
+      };
+    },
+    end: () => pool.end(),
+  };
+}
+
 /** The URL without its password, for logs and messages. */
 export function describeUrl(url: string): string {
   try {
@@ -63,12 +114,18 @@ export function describeUrl(url: string): string {
 
 /** SQLSTATE classes: 08 connection exception, 53 insufficient resources, 57 operator intervention (incl. statement timeout). */
 const UNAVAILABLE_SQLSTATE = /^(08|53|57)/;
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENETDOWN',
+  'ENOTFOUND', 'EAI_AGAIN',
+]);
 /**
  * pg reports its own client-side timeouts and dropped connections with plain Errors that carry
- * no code; these fixed sentences are the only way to tell them apart.
+ * no code; these fixed sentences are the only way to tell them apart: query_timeout, the pool's
+ * wait for a free client, the client's own connect timeout, a connection closed or reset under a
+ * query (or cut by the pool's connect timeout), and a query on a client whose connection failed.
  */
-const CLIENT_FAILURES = /^(Query read timeout|timeout exceeded when trying to connect|Connection terminated)/;
+const CLIENT_FAILURES =
+  /^(Query read timeout|timeout exceeded when trying to connect|timeout expired|Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/;
 
 export function isPostgresConnectionFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

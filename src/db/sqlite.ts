@@ -28,7 +28,8 @@ export function openSqlite(file: string): DatabaseHandle {
       ownWrites++;
     },
     ping: async () => {
-      sqlite.prepare('select 1').get();
+      // Reads the file (a bare `select 1` would not), so a broken or closed file shows.
+      sqlite.prepare('select n from collection_counts limit 1').get();
     },
     close: () => db.destroy(),
   };

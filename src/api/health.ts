@@ -1,0 +1,71 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import type { DatabaseHandle } from '../db/connection.js';
+
+/**
+ * The load balancers' health check: `GET /healthz` (or HEAD) answers 200 while the database
+ * answers a trivial query within a short time, else 503 with Retry-After. It lives outside the
+ * API: none of the API's conventions (format negotiation, Allow/Vary, authentication) apply.
+ */
+export const HEALTH_PATH = '/healthz';
+
+/** Seconds a client should wait before retrying a 503 (health check and API alike). */
+export const RETRY_AFTER_SECONDS = '5';
+
+/** Longest a health check waits for the database, whatever the statement timeout. */
+const MAX_PING_MS = 2000;
+
+const UP = Buffer.from(JSON.stringify({ status: 'ok', database: 'up' }));
+const DOWN = Buffer.from(JSON.stringify({ status: 'unavailable', database: 'down' }));
+
+/** Whether a request target (path and query) is the health check; the query is ignored. */
+export function isHealthCheck(url: string | undefined): boolean {
+  if (url === undefined) return false;
+  const q = url.indexOf('?');
+  return (q === -1 ? url : url.slice(0, q)) === HEALTH_PATH;
+}
+
+/** How long a health check waits for the database: the statement timeout, at most 2 s. */
+export function pingTimeoutOf(config: Config): number {
+  return config.database.engine === 'postgres' ? Math.min(config.database.statementTimeoutMs, MAX_PING_MS) : MAX_PING_MS;
+}
+
+/**
+ * A request handler for the health check. Checks that overlap share one ping, so a burst of
+ * probes costs the database one query.
+ */
+export function healthCheck(database: DatabaseHandle, timeoutMs: number) {
+  let inFlight: Promise<unknown> | null = null;
+  const probe = () => (inFlight ??= pingWithin(database, timeoutMs).finally(() => (inFlight = null)));
+
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    reply.header('cache-control', 'no-store').header('content-type', 'application/json');
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      const body = JSON.stringify({ detail: `Method ${JSON.stringify(request.method)} not allowed.` });
+      return reply.code(405).header('allow', 'GET, HEAD').send(Buffer.from(body));
+    }
+    const failure = await probe();
+    if (failure === null) return reply.code(200).send(UP);
+    request.log.warn({ err: failure }, 'health check: database down');
+    return reply.code(503).header('retry-after', RETRY_AFTER_SECONDS).send(DOWN);
+  };
+}
+
+/** Resolves to null when the database answered within `ms`, else to what went wrong. */
+async function pingWithin(database: DatabaseHandle, ms: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<Error>((resolve) => {
+    timer = setTimeout(() => resolve(new Error(`the database did not answer within ${ms} ms`)), ms);
+  });
+  const ping = Promise.resolve()
+    .then(() => database.ping())
+    .then(
+      () => null,
+      (error: unknown) => error ?? new Error('ping failed'),
+    );
+  try {
+    return await Promise.race([ping, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
