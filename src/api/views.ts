@@ -1,0 +1,69 @@
+import type { Config } from '../config.js';
+import type { Db } from '../db/connection.js';
+import type { TimeFormatter } from '../time.js';
+import { collections } from './collections.js';
+import { notFound } from './errors.js';
+import { apiUrl, linkStyle, pageUrl, recordContext, type LinkStyle } from './links.js';
+import { pageCount, pageNumberOf, pageSizeOf } from './pagination.js';
+import type { Resolved } from './request-checks.js';
+import { parseId, type RouteMatch } from './routes.js';
+
+const PARSES = ['application/json', 'application/x-www-form-urlencoded'];
+
+export interface ViewDependencies {
+  db: Db;
+  config: Config;
+  times: TimeFormatter;
+  avatar: (email: string) => string;
+}
+
+/** The body of a GET on any API route: the root, a page of a collection, or one record. */
+export function bodyBuilder({ db, config, times, avatar }: ViewDependencies) {
+  return async function buildBody(resolved: Resolved, base: string): Promise<unknown> {
+    const { route } = resolved;
+    const style = linkStyle(base, route.suffix, resolved.format);
+    if (route.kind === 'root') return rootBody(style);
+    const resource = collections[route.collection!];
+    const ctx = recordContext(style, config, times, avatar);
+    if (route.kind === 'detail') {
+      const id = parseId(route.id!);
+      const record = id === null ? undefined : await resource.find(db, id, ctx);
+      if (record === undefined) throw notFound();
+      return record;
+    }
+    const size = pageSizeOf(resolved.query, config);
+    // One snapshot for the count and the page, so that a concurrent import can't split them.
+    const { count, pages, page, results } = await db.transaction().execute(async (trx) => {
+      const count = await resource.count(trx);
+      const pages = pageCount(count, size);
+      const page = pageNumberOf(resolved.query, pages);
+      const results = await resource.page(trx, { offset: (page - 1) * size, limit: size }, resolved.query, ctx);
+      return { count, pages, page, results };
+    });
+    return {
+      count,
+      next: page < pages ? pageUrl(base, resolved.rawPath, resolved.query, page + 1) : null,
+      previous: page > 1 ? pageUrl(base, resolved.rawPath, resolved.query, page - 1) : null,
+      results,
+    };
+  };
+}
+
+function rootBody(style: LinkStyle): Record<string, string> {
+  return {
+    events: apiUrl(style, 'events'),
+    meetings: apiUrl(style, 'meetings'),
+    users: apiUrl(style, 'users'),
+    projects: apiUrl(style, 'projects'),
+    'space/openings': apiUrl(style, 'space/openings'),
+  };
+}
+
+/** DRF's metadata for OPTIONS (no `actions` yet: nobody may write). */
+export function optionsBody(route: RouteMatch) {
+  if (route.kind === 'root') {
+    return { name: 'Api Root', description: 'The default basic root view for DefaultRouter', renders: ['application/json'], parses: PARSES };
+  }
+  const view = collections[route.collection!].viewName;
+  return { name: `${view} ${route.kind === 'list' ? 'List' : 'Instance'}`, description: '', renders: ['application/json'], parses: PARSES };
+}
