@@ -21,7 +21,7 @@ import pg from 'pg';
 import { importRecords } from '../src/interchange/import.js';
 import { assertJson, assertSecurityHeaders } from './support/contract.js';
 import { request, type HttpRequestOptions, type HttpResponse } from './support/http.js';
-import { freshDatabase, sampleRecords, startServer, TEST_ENGINE, type FreshDatabase, type TestServer } from './support/server.js';
+import { describeOnPostgres, freshDatabase, sampleRecords, startServer, type FreshDatabase, type TestServer } from './support/server.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 
 const UP = { status: 'ok', database: 'up' };
@@ -144,13 +144,8 @@ describe('/healthz when the database handle fails', () => {
   });
 });
 
-/**
- * Registered in the PostgreSQL pass of `npm test` (TEST_ENGINE=postgres), where there is a server
- * to lose; the SQLite pass has no network between the service and its data.
- */
-const onPostgres: typeof describe = TEST_ENGINE === 'postgres' ? describe : ((() => {}) as unknown as typeof describe);
-
-onPostgres('PostgreSQL outages, through a TCP proxy', () => {
+// The SQLite pass has no network between the service and its data.
+describeOnPostgres('PostgreSQL outages, through a TCP proxy', () => {
   /** DATABASE_STATEMENT_TIMEOUT_MS of the service under test. */
   const TIMEOUT = 1000;
   const POOL_SIZE = 3;

@@ -1,37 +1,131 @@
+import cluster from 'node:cluster';
 import { buildApp } from '../api/app.js';
-import { loadConfig } from '../config.js';
-import { openDatabase } from '../db/connection.js';
+import { loadConfig, type Config } from '../config.js';
+import type { DatabaseHandle } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
+import { openWhenAvailable, StartupFailure, StartupStopped } from '../db/startup.js';
+import { createLogger, type Logger } from '../log.js';
 import { countRecords } from '../resources/counts.js';
-import { listen } from '../server.js';
-import type { Command } from './command.js';
+import { listen, stopSignal } from '../server.js';
+import { FIRST_RESTART_DELAY_MS, MAX_DEATHS_IN_WINDOW, MAX_RESTART_DELAY_MS, RESTART_WINDOW_MS, superviseWorkers } from '../supervisor.js';
+import { integerOption, UsageError, type Command } from './command.js';
+
+export const MAX_WORKERS = 256;
 
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'Start the HTTP API (creates and migrates the database on first start)',
-  usage: `hackerspace-api serve
+  usage: `hackerspace-api serve [--workers N]
 
 Starts the API on HOST:PORT (default 127.0.0.1:8000) using DATABASE_URL
 (default sqlite:data/hackerspace.sqlite). The database is created and migrated
-automatically. Stop with Ctrl-C or SIGTERM; requests in flight finish first.`,
-  options: {},
-  async run() {
-    await serve();
+automatically. Stop with Ctrl-C or SIGTERM; requests in flight finish first
+(exit code 0).
+
+  --workers N   serve from N worker processes sharing the port (1 to ${MAX_WORKERS}).
+                This process migrates the database once, then starts the workers
+                and watches them: a worker that dies is replaced after
+                ${FIRST_RESTART_DELAY_MS / 1000} s (doubling up to ${MAX_RESTART_DELAY_MS / 1000} s); after more than ${MAX_DEATHS_IN_WINDOW} deaths within
+                ${RESTART_WINDOW_MS / 1000} s, or a worker that cannot start at all, it stops every
+                worker and exits with code 1. Ctrl-C or SIGTERM stops all workers
+                gracefully. Without --workers, this process serves by itself.
+
+Scaling out: PostgreSQL is the way to serve from several processes, with
+--workers on one machine and with any number of \`serve\` processes on several
+machines sharing one database; every process sees every commit on its next
+request. Each worker has its own response cache and, on PostgreSQL, its own pool
+of DATABASE_POOL_SIZE connections: keep workers × processes × DATABASE_POOL_SIZE
+below the server's max_connections. SQLite allows --workers too (in WAL mode,
+processes on one machine read concurrently, and imports wait for each other),
+but not with sqlite::memory:, where each worker would have its own empty database.
+
+Waiting for the database: while it cannot be reached (PostgreSQL down, still
+starting or out of connections, a host name not resolving yet, SQLite locked),
+serve waits and tries again after 0.5 s, doubling up to 10 s between attempts,
+for as long as it takes, logging each failure (where the database is, without
+its password; the error code; the next delay). Ctrl-C or SIGTERM ends the wait
+(exit code 0). Any other failure at start (wrong user or password, a database
+that does not exist, a file that cannot be opened, a failed migration, a port
+in use) stops at once with a message and exit code 1.`,
+  options: {
+    workers: { type: 'string' },
+  },
+  async run(values) {
+    const workers = values.workers === undefined ? undefined : workerCount(values);
+    if (workers !== undefined) {
+      const target = loadConfig().database;
+      if (target.engine === 'sqlite' && target.path === ':memory:') {
+        throw new UsageError('--workers needs a database file or PostgreSQL: with sqlite::memory: each worker would have its own empty database');
+      }
+    }
+    await serve({ workers });
   },
 };
 
-/** Shared by `serve` and `demo --serve`. */
-export async function serve(): Promise<void> {
+function workerCount(values: Record<string, unknown>): number {
+  const workers = integerOption(values, 'workers', 1);
+  if (workers < 1 || workers > MAX_WORKERS) throw new UsageError(`--workers must be between 1 and ${MAX_WORKERS}, got ${workers}`);
+  return workers;
+}
+
+export interface ServeOptions {
+  /** Serve from this many cluster workers; undefined serves from this process. */
+  workers?: number;
+}
+
+/** Shared by `serve` and `demo --serve`. Exits the process when the service stops. */
+export async function serve(options: ServeOptions = {}): Promise<void> {
   const config = loadConfig();
-  const database = openDatabase(config.database);
-  await migrateToLatest(database.db);
-  const app = await buildApp(config, { database });
-  app.addHook('onClose', () => database.close());
-  const users = await countRecords(database.db, 'users');
-  const openings = await countRecords(database.db, 'openings');
-  app.log.info({ database: database.location, users, openings }, `database: ${database.location}`);
-  if (users === 0 && openings === 0) {
-    app.log.info('the database is empty: load data with `npx hackerspace-api import <dumpdata.json>` or `npx hackerspace-api demo`');
+  // Before anything slow, so that a signal during the wait for the database ends it cleanly.
+  const stop = stopSignal();
+  const log = createLogger(config.logLevel);
+  try {
+    if (options.workers !== undefined && cluster.isPrimary) {
+      await prepareDatabase(config, log, stop, { close: true });
+      log.info({ workers: options.workers }, `starting ${options.workers} worker${options.workers === 1 ? '' : 's'} on ${config.host}:${config.port}`);
+      process.exit(await superviseWorkers({ workers: options.workers, log, stop }));
+    }
+    // A cluster worker: its primary has migrated the database.
+    const database = options.workers !== undefined
+      ? (await openWhenAvailable(config.database, { log, stop })).database
+      : await prepareDatabase(config, log, stop, { close: false });
+    const app = await buildApp(config, { database });
+    app.addHook('onClose', () => database.close());
+    try {
+      await listen(app, config, stop);
+    } catch (error) {
+      throw new StartupFailure(`cannot listen on ${config.host}:${config.port} (${(error as Error).message})`, { cause: error });
+    }
+  } catch (error) {
+    if (error instanceof StartupStopped) {
+      log.info({}, error.message);
+      process.exit(0);
+    }
+    if (error instanceof StartupFailure) {
+      log.fatal({ err: error.cause }, error.message);
+      process.stderr.write(`serve: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
   }
-  await listen(app, config);
+}
+
+/** Waits for the database, migrates it, and says what it holds. */
+async function prepareDatabase(config: Config, log: Logger, stop: AbortSignal, options: { close: true }): Promise<void>;
+async function prepareDatabase(config: Config, log: Logger, stop: AbortSignal, options: { close: false }): Promise<DatabaseHandle>;
+async function prepareDatabase(config: Config, log: Logger, stop: AbortSignal, options: { close: boolean }): Promise<DatabaseHandle | void> {
+  const { database, prepared: counts } = await openWhenAvailable(config.database, {
+    log,
+    stop,
+    prepare: async (database) => {
+      await migrateToLatest(database.db);
+      return { users: await countRecords(database.db, 'users'), openings: await countRecords(database.db, 'openings') };
+    },
+  });
+  log.info({ database: database.location, ...counts }, `database: ${database.location}`);
+  if (counts.users === 0 && counts.openings === 0) {
+    log.info({}, 'the database is empty: load data with `npx hackerspace-api import <dumpdata.json>` or `npx hackerspace-api demo`');
+  }
+  if (!options.close) return database;
+  await database.close();
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
 import { configFrom, type Config } from '../../src/config.js';
@@ -19,6 +20,13 @@ export function sampleRecords(): unknown[] {
 
 /** The engine this run of the suite tests: `TEST_ENGINE=postgres` (see scripts/test.mjs), else SQLite. */
 export const TEST_ENGINE: 'sqlite' | 'postgres' = process.env.TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+
+/**
+ * `describe` and `it` for tests about PostgreSQL itself (a server to lose, credentials to
+ * refuse): registered in the PostgreSQL pass of `npm test`, absent from the SQLite pass.
+ */
+export const describeOnPostgres: typeof describe = TEST_ENGINE === 'postgres' ? describe : ((() => {}) as unknown as typeof describe);
+export const itOnPostgres: typeof it = TEST_ENGINE === 'postgres' ? it : ((() => {}) as unknown as typeof it);
 
 export interface FreshDatabase {
   handle: DatabaseHandle;
