@@ -1,6 +1,18 @@
 // Small helpers for bench/read.sh, one per subcommand:
 //   node bench/util.js free-port                  a TCP port free on 127.0.0.1 right now
-//   node bench/util.js db-counts <sqlite file>    row counts as one line of JSON (exit 3 if no such file)
+//   node bench/util.js db-counts <sqlite file | postgres://…>   row counts as one line of JSON (exit 3
+//                                                 if there is no such file or database)
+//   node bench/util.js pg-state <postgres://…>    "<database oid> <data_version> <server version>" —
+//                                                 both numbers change when the database is dropped
+//                                                 and created again, or any row is written (exit 3
+//                                                 if there is no such database)
+//   node bench/util.js pg-create-db <postgres://…>  creates the URL's database if it does not exist
+//                                                 (connecting to the server's `postgres` database);
+//                                                 prints "created" or "exists"
+//   node bench/util.js pg-vacuum <postgres://…>   VACUUM FULL, then VACUUM (FREEZE, ANALYZE) of the
+//                                                 whole database
+//   node bench/util.js pg-describe <postgres://…> one line for the report: server version, size of
+//                                                 the database, shared_buffers
 //   node bench/util.js prof-top <file.cpuprofile>...   where the CPU time went (self time; top 25,
 //                                                       or PROF_TOP=N)
 import fs from 'node:fs';
@@ -20,6 +32,7 @@ async function freePort() {
 }
 
 async function dbCounts(file) {
+  if (/^postgres(ql)?:\/\//i.test(file ?? '')) return pgCounts(file);
   if (!file || !fs.existsSync(file)) {
     process.stderr.write(`no database at ${file}\n`);
     process.exit(3);
@@ -34,6 +47,97 @@ async function dbCounts(file) {
     db.close();
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// PostgreSQL (through the service's own driver, so that psql need not be installed)
+
+const MISSING_DATABASE = '3D000';
+
+/** Runs fn with a connected client of the URL's database; exit 3 when that database does not exist. */
+async function withPg(url, fn) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+  } catch (error) {
+    if (error?.code === MISSING_DATABASE) {
+      process.stderr.write(`no database ${new URL(url).pathname.slice(1)} on that server\n`);
+      process.exit(3);
+    }
+    throw error;
+  }
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function pgCounts(url) {
+  await withPg(url, async (client) => {
+    const counts = {};
+    for (const table of TABLES) {
+      const { rows } = await client.query(`select count(*)::int as n from "${table}"`);
+      counts[table] = rows[0].n;
+    }
+    console.log(JSON.stringify(counts));
+  });
+}
+
+async function pgState(url) {
+  await withPg(url, async (client) => {
+    const { rows } = await client.query(
+      `select (select oid from pg_database where datname = current_database())::text as oid,
+              (select version from data_version)::text as version,
+              current_setting('server_version') as server`,
+    );
+    console.log(`${rows[0].oid} ${rows[0].version} ${rows[0].server.split(' ')[0]}`);
+  });
+}
+
+async function pgCreateDb(url) {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  if (!name) throw new Error('the URL names no database');
+  const maintenance = new URL(url);
+  maintenance.pathname = '/postgres';
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: maintenance.href });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (rowCount) {
+      console.log('exists');
+      return;
+    }
+    await client.query(`create database ${client.escapeIdentifier(name)}`);
+    console.log('created');
+  } finally {
+    await client.end();
+  }
+}
+
+async function pgVacuum(url) {
+  await withPg(url, async (client) => {
+    // FULL drops the dead tuples a --replace leaves, but sets no visibility map (every
+    // index-only scan would still visit the table); the second pass sets it, freezes, analyzes.
+    await client.query('vacuum full');
+    await client.query('vacuum (freeze, analyze)');
+  });
+}
+
+async function pgDescribe(url) {
+  await withPg(url, async (client) => {
+    const { rows } = await client.query(
+      `select current_setting('server_version') as server,
+              pg_size_pretty(pg_database_size(current_database())) as size,
+              current_setting('shared_buffers') as shared_buffers`,
+    );
+    const { server, size, shared_buffers } = rows[0];
+    console.log(`PostgreSQL ${server.split(' ')[0]}, database of ${size}, shared_buffers ${shared_buffers}`);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
 
 /** Self time per function and per "place" (a package in node_modules, a src/ file, node internals). */
 function profTop(file, n = Number(process.env.PROF_TOP) || 25) {
@@ -88,8 +192,12 @@ function placeOf(url, name) {
 switch (command) {
   case 'free-port': await freePort(); break;
   case 'db-counts': await dbCounts(args[0]); break;
+  case 'pg-state': await pgState(args[0]); break;
+  case 'pg-create-db': await pgCreateDb(args[0]); break;
+  case 'pg-vacuum': await pgVacuum(args[0]); break;
+  case 'pg-describe': await pgDescribe(args[0]); break;
   case 'prof-top': for (const file of args) profTop(file); break;
   default:
-    process.stderr.write('usage: node bench/util.js free-port | db-counts <file> | prof-top <file.cpuprofile>...\n');
+    process.stderr.write('usage: node bench/util.js free-port | db-counts <file | url> | pg-state <url> | pg-create-db <url> | pg-vacuum <url> | pg-describe <url> | prof-top <file.cpuprofile>...\n');
     process.exit(2);
 }

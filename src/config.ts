@@ -147,7 +147,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const host = (env.HOST ?? '').trim() || '127.0.0.1';
   return Object.freeze({
-    database: readDatabase(env),
+    database: Object.freeze(readDatabase(env)),
     host,
     port: readInteger(env, 'PORT', 8000, 0, 65535),
     publicUrl: readPublicUrl(env.PUBLIC_URL),

@@ -28,8 +28,9 @@ describe('ResponseCache', () => {
     assert.equal(cache.get('a', 'v2'), undefined);
   });
 
-  it('stays within its byte bound, evicting the least recently used first', () => {
-    const cache = new ResponseCache(10);
+  it('stays within its byte bound (bodies and keys), evicting the least recently used first', () => {
+    // Each entry costs its body plus two bytes per key character: 4 + 2 = 6 here.
+    const cache = new ResponseCache(14);
     cache.get('x', 'v');
     cache.set('a', 'v', body('aaaa'));
     cache.set('b', 'v', body('bbbb'));
@@ -38,9 +39,18 @@ describe('ResponseCache', () => {
     assert.equal(cache.get('b', 'v'), undefined, 'b was the least recently used');
     assert.ok(cache.get('a', 'v'));
     assert.ok(cache.get('c', 'v'));
-    assert.deepEqual(cache.size, { entries: 2, bytes: 8 });
-    cache.set('big', 'v', body('x'.repeat(11)));
-    assert.equal(cache.get('big', 'v'), undefined, 'a body larger than the bound is not kept');
+    assert.deepEqual(cache.size, { entries: 2, bytes: 12 });
+    cache.set('big', 'v', body('x'.repeat(9)));
+    assert.equal(cache.get('big', 'v'), undefined, 'an entry larger than the bound is not kept');
+  });
+
+  it('does not keep very long keys, whose cost is mostly the key', () => {
+    const cache = new ResponseCache(1 << 20);
+    cache.get('x', 'v');
+    const key = `http://h /api/?pad=${'p'.repeat(3000)}`;
+    cache.set(key, 'v', body('{}'));
+    assert.equal(cache.get(key, 'v'), undefined);
+    assert.deepEqual(cache.size, { entries: 0, bytes: 0 });
   });
 
   it('keeps nothing with a bound of zero', () => {

@@ -28,13 +28,25 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     frameworkErrors: (error, _request, reply) => frameworkError(error, reply as FastifyReply),
     clientErrorHandler: clientError,
     exposeHeadRoutes: false,
-    return503OnClosing: true,
+    // While closing we answer ourselves, in the contract's shape (see `closing` below).
+    return503OnClosing: false,
   });
   if (!deps.database) app.addHook('onClose', () => database.close());
+  // No route reads a body yet: accept any (an OPTIONS or GET with a body is still answered).
+  // Writes are refused before parsing, in the request checks.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
 
   const health = healthCheck(database, pingTimeoutOf(config));
   app.addHook('onRequest', async (request, reply) => {
     reply.headers(SECURITY_HEADERS);
+    // Requests still arriving on kept-alive connections while shutting down: come back shortly.
+    if (closing) throw new ApiError(503, 'Service temporarily unavailable.', { 'retry-after': RETRY_AFTER_SECONDS, connection: 'close' });
     // The load balancers' check is not part of the API: answered here, before the API's routing.
     if (isHealthCheck(request.raw.url)) return health(request, reply);
     return resolveRequest(request, reply);

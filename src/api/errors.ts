@@ -16,4 +16,5 @@ export const notAcceptable = () => new ApiError(406, 'Could not satisfy the requ
 export const notAuthenticated = () =>
   new ApiError(401, 'Authentication credentials were not provided.', { 'www-authenticate': 'Token' });
 export const invalidToken = () => new ApiError(401, 'Invalid token.', { 'www-authenticate': 'Token' });
-export const methodNotAllowed = (method: string) => new ApiError(405, `Method "${method}" not allowed.`);
+export const methodNotAllowed = (method: string, headers: Record<string, string> = {}) =>
+  new ApiError(405, `Method "${method}" not allowed.`, headers);

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
+import { methodNotAllowed } from './errors.js';
 
 /**
  * The load balancers' health check: `GET /healthz` (or HEAD) answers 200 while the database
@@ -41,8 +42,7 @@ export function healthCheck(database: DatabaseHandle, timeoutMs: number) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     reply.header('cache-control', 'no-store').header('content-type', 'application/json');
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      const body = JSON.stringify({ detail: `Method ${JSON.stringify(request.method)} not allowed.` });
-      return reply.code(405).header('allow', 'GET, HEAD').send(Buffer.from(body));
+      throw methodNotAllowed(request.method, { allow: 'GET, HEAD' });
     }
     const failure = await probe();
     if (failure === null) return reply.code(200).send(UP);

@@ -5,6 +5,13 @@
  * dropped: correctness first; finer invalidation can come when writes are frequent.
  * Memory is bounded by bytes of body; the least recently used entries go first.
  */
+const MAX_KEY_LENGTH = 2048;
+
+/** What an entry costs: its body, and its key at two bytes a character. */
+function entrySize(key: string, body: Buffer): number {
+  return body.length + key.length * 2;
+}
+
 export class ResponseCache {
   private readonly entries = new Map<string, Buffer>();
   private bytes = 0;
@@ -27,17 +34,22 @@ export class ResponseCache {
     return body;
   }
 
-  /** Stores a body built from data at least as new as `version` (read the version first). */
+  /**
+   * Stores a body built from data at least as new as `version` (read the version first). Keys
+   * count towards the bound too (a URL can be 16 KB), and very long ones are not kept at all:
+   * such requests are not the repeated reads a cache is for.
+   */
   set(key: string, version: string, body: Buffer): void {
-    if (version !== this.version || body.length > this.maxBytes) return;
+    const size = entrySize(key, body);
+    if (version !== this.version || key.length > MAX_KEY_LENGTH || size > this.maxBytes) return;
     const previous = this.entries.get(key);
-    if (previous !== undefined) this.bytes -= previous.length;
+    if (previous !== undefined) this.bytes -= entrySize(key, previous);
     this.entries.set(key, body);
-    this.bytes += body.length;
+    this.bytes += size;
     for (const [oldKey, oldBody] of this.entries) {
       if (this.bytes <= this.maxBytes) break;
       this.entries.delete(oldKey);
-      this.bytes -= oldBody.length;
+      this.bytes -= entrySize(oldKey, oldBody);
     }
   }
 

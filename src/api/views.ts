@@ -32,8 +32,9 @@ export function bodyBuilder({ db, config, times, avatar }: ViewDependencies) {
       return record;
     }
     const size = pageSizeOf(resolved.query, config);
-    // One snapshot for the count and the page, so that a concurrent import can't split them.
-    const { count, pages, page, results } = await db.transaction().execute(async (trx) => {
+    // One snapshot for the count and the page, so that a concurrent write can't split them
+    // (PostgreSQL's default READ COMMITTED takes a snapshot per statement; SQLite's is per transaction).
+    const { count, pages, page, results } = await db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
       const count = await resource.count(trx);
       const pages = pageCount(count, size);
       const page = pageNumberOf(resolved.query, pages);

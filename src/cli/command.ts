@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Config } from '../config.js';
 
 /** One subcommand of `hackerspace-api`: its help text and what it does with its arguments. */
 export interface Command {
@@ -7,7 +8,8 @@ export interface Command {
   usage: string;
   options: NonNullable<ParseArgsConfig['options']>;
   allowPositionals?: boolean;
-  run(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number | void>;
+  /** `config` is the environment, read once by main.ts and passed to whatever needs it. */
+  run(values: Record<string, string | boolean | undefined>, positionals: string[], config: Config): Promise<number | void>;
 }
 
 /** A user mistake on the command line: printed without a stack trace, exit code 2. */

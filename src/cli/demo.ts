@@ -1,4 +1,4 @@
-import { loadConfig } from '../config.js';
+import type { Config } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
 import type { CountedTable } from '../db/schema.js';
@@ -50,16 +50,16 @@ CRLF Markdown, …) and loads it into DATABASE_URL through the same validating i
     replace: { type: 'boolean' },
     serve: { type: 'boolean' },
   },
-  async run(values) {
+  async run(values, _positionals, config) {
     const sizes = readSizes(values);
     const seed = integerOption(values, 'seed', DEFAULT_DEMO_SEED);
     // `serve` opens its own connection, and a second :memory: connection is a different, empty database.
-    const target = loadConfig().database;
+    const target = config.database;
     if (values.serve && target.engine === 'sqlite' && target.path === ':memory:') {
       throw new UsageError('--serve needs a database file: with DATABASE_URL=sqlite::memory: the server would start empty');
     }
-    if (!(await fillDatabase(sizes, seed, values.replace === true))) return 1;
-    if (values.serve) await serve();
+    if (!(await fillDatabase(config, sizes, seed, values.replace === true))) return 1;
+    if (values.serve) await serve(config);
   },
 };
 
@@ -72,8 +72,8 @@ function readSizes(values: Record<string, unknown>): DemoSizes {
 }
 
 /** Returns false when the database already held data and --replace was not given. */
-async function fillDatabase(sizes: DemoSizes, seed: number, replace: boolean): Promise<boolean> {
-  const database = openDatabase(loadConfig().database);
+async function fillDatabase(config: Config, sizes: DemoSizes, seed: number, replace: boolean): Promise<boolean> {
+  const database = openDatabase(config.database);
   const progress = progressLine(demoRecordCount(sizes));
   try {
     await migrateToLatest(database.db);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../config.js';
+import type { Config } from '../config.js';
 import { openDatabase, type Db } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
 import { exportFixture } from '../interchange/export.js';
@@ -23,14 +23,14 @@ goes to stderr. A file is written under a temporary name and renamed when
 complete, so an interrupted export never leaves a truncated file behind.`,
   options: {},
   allowPositionals: true,
-  async run(_values, positionals) {
+  async run(_values, positionals, config) {
     if (positionals.length > 1) throw new UsageError('expected at most one output file');
-    return exportTo(positionals[0]);
+    return exportTo(config, positionals[0]);
   },
 };
 
-async function exportTo(file: string | undefined): Promise<number> {
-  const database = openDatabase(loadConfig().database);
+async function exportTo(config: Config, file: string | undefined): Promise<number> {
+  const database = openDatabase(config.database);
   const started = performance.now();
   try {
     await migrateToLatest(database.db);

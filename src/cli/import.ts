@@ -1,4 +1,4 @@
-import { loadConfig } from '../config.js';
+import type { Config } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
 import { importRecords, readFixture, type ImportReport } from '../interchange/import.js';
@@ -27,14 +27,14 @@ Example:
   hackerspace-api import dump.json`,
   options: {},
   allowPositionals: true,
-  async run(_values, positionals) {
+  async run(_values, positionals, config) {
     if (positionals.length !== 1) throw new UsageError('expected exactly one fixture file');
-    return importFile(positionals[0]);
+    return importFile(config, positionals[0]);
   },
 };
 
-async function importFile(file: string): Promise<number> {
-  const database = openDatabase(loadConfig().database);
+async function importFile(config: Config, file: string): Promise<number> {
+  const database = openDatabase(config.database);
   const progress = new Progress(process.stderr);
   const started = performance.now();
   try {

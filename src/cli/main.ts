@@ -1,4 +1,4 @@
-import { ConfigError } from '../config.js';
+import { ConfigError, loadConfig } from '../config.js';
 import { parseCommandArgs, UsageError, type Command } from './command.js';
 import { demoCommand } from './demo.js';
 import { exportCommand } from './export.js';
@@ -39,7 +39,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${command.usage}\n`);
       return 0;
     }
-    return (await command.run(values, positionals)) ?? 0;
+    return (await command.run(values, positionals, loadConfig())) ?? 0;
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`${command.name}: ${error.message}\n(see hackerspace-api ${command.name} --help)\n`);

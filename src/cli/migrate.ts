@@ -1,4 +1,3 @@
-import { loadConfig } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
 import type { Command } from './command.js';
@@ -10,8 +9,8 @@ export const migrateCommand: Command = {
 
 Applies any pending schema migrations to DATABASE_URL. Safe to run repeatedly.`,
   options: {},
-  async run() {
-    const database = openDatabase(loadConfig().database);
+  async run(_values, _positionals, config) {
+    const database = openDatabase(config.database);
     try {
       const applied = await migrateToLatest(database.db);
       process.stderr.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'already up to date\n');

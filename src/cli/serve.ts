@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { buildApp } from '../api/app.js';
-import { loadConfig, type Config } from '../config.js';
+import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
 import { openWhenAvailable, StartupFailure, StartupStopped } from '../db/startup.js';
@@ -50,15 +50,15 @@ in use) stops at once with a message and exit code 1.`,
   options: {
     workers: { type: 'string' },
   },
-  async run(values) {
+  async run(values, _positionals, config) {
     const workers = values.workers === undefined ? undefined : workerCount(values);
     if (workers !== undefined) {
-      const target = loadConfig().database;
+      const target = config.database;
       if (target.engine === 'sqlite' && target.path === ':memory:') {
         throw new UsageError('--workers needs a database file or PostgreSQL: with sqlite::memory: each worker would have its own empty database');
       }
     }
-    await serve({ workers });
+    await serve(config, { workers });
   },
 };
 
@@ -74,8 +74,7 @@ export interface ServeOptions {
 }
 
 /** Shared by `serve` and `demo --serve`. Exits the process when the service stops. */
-export async function serve(options: ServeOptions = {}): Promise<void> {
-  const config = loadConfig();
+export async function serve(config: Config, options: ServeOptions = {}): Promise<void> {
   // Before anything slow, so that a signal during the wait for the database ends it cleanly.
   const stop = stopSignal();
   const log = createLogger(config.logLevel);

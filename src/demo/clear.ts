@@ -5,7 +5,7 @@ import { countRecords } from '../resources/counts.js';
 /**
  * Deletes every record, join rows first so that no reference dangles even for a moment. Meant to
  * run inside the caller's transaction, so that a failed reload leaves the old data in place.
- * The count triggers fire per row, so collection counts stay exact without a reset.
+ * The count triggers fire on deletes too, so collection counts stay exact without a reset.
  */
 export async function clearAllData(db: Db): Promise<void> {
   await db.deleteFrom('project_participants').execute();

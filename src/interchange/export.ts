@@ -17,7 +17,8 @@ type PageReader = (db: Db, afterPk: number, limit: number, times: FixtureTimeFor
  */
 export async function exportFixture(db: Db, out: NodeJS.WritableStream): Promise<Record<string, number>> {
   if (db.isTransaction) return writeFixture(db, out);
-  return db.transaction().execute((trx) => writeFixture(trx, out));
+  // REPEATABLE READ: one snapshot for the whole file on PostgreSQL too (SQLite's transactions already are).
+  return db.transaction().setIsolationLevel('repeatable read').execute((trx) => writeFixture(trx, out));
 }
 
 async function writeFixture(db: Db, out: NodeJS.WritableStream): Promise<Record<string, number>> {

@@ -107,11 +107,12 @@ export class FieldReader {
   }
 
   private wrongType(name: string, value: unknown, expected: string): FieldError {
-    return new FieldError(name, `must be ${expected}, got ${show(value)}`);
+    // Messages are printed and logged: an e-mail field's value is described, never shown.
+    const shown = name === 'email' ? `a ${Array.isArray(value) ? 'list' : value === null ? 'null' : typeof value}` : show(value);
+    return new FieldError(name, `must be ${expected}, got ${shown}`);
   }
 }
 
-/** Django's integer primary keys, within what JavaScript and SQLite both hold exactly. */
 /** A positive 32-bit integer: Django's AutoField, and our integer id columns on every engine. */
 export function isPk(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= 2_147_483_647;

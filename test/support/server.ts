@@ -100,7 +100,7 @@ export interface TestServer {
 }
 
 /**
- * Builds the app in-process on a fresh SQLite file, loads `records` (dumpdata records) through
+ * Builds the app in-process on a fresh database of the engine under test, loads `records` (dumpdata records) through
  * the real importer, and listens on a free port of 127.0.0.1.
  */
 export async function startServer(options: { records?: unknown[]; env?: Record<string, string> } = {}): Promise<TestServer> {
