@@ -33,7 +33,10 @@ export function findUser(db: Db, id: number): Promise<UserRow | undefined> {
   return db.selectFrom('users').select(columns).where('id', '=', id).executeTakeFirst();
 }
 
-export function userRecord(row: UserRow, ctx: RecordContext): Record<string, unknown> {
+/** The record under the name old clients know the avatar field by (AVATAR_FIELD=gravatar). */
+export type GravatarUserRecord = Omit<UserRecord, 'avatar'> & { gravatar: string };
+
+export function userRecord(row: UserRow, ctx: RecordContext): UserRecord | GravatarUserRecord {
   const avatar = ctx.avatar(row.email);
   return ctx.avatarField === 'avatar'
     ? { username: row.username, avatar, has_key: row.has_key === 1 }
