@@ -5,8 +5,9 @@ import { exportCommand } from './export.js';
 import { importCommand } from './import.js';
 import { migrateCommand } from './migrate.js';
 import { serveCommand } from './serve.js';
+import { tokenCommand } from './token.js';
 
-const commands: Command[] = [serveCommand, migrateCommand, importCommand, exportCommand, demoCommand];
+const commands: Command[] = [serveCommand, migrateCommand, importCommand, exportCommand, demoCommand, tokenCommand];
 
 function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

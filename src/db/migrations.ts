@@ -151,8 +151,27 @@ async function createPostgresTriggers(db: Kysely<any>): Promise<void> {
   }
 }
 
+/** API tokens for writes; a name is unique among tokens that are not revoked. */
+const apiTokens: Migration = {
+  async up(db: Kysely<any>) {
+    const engine = engineOf(db);
+    await db.schema
+      .createTable('api_tokens')
+      .addColumn('id', 'integer', (c) => (engine === 'postgres' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey()))
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('scope', 'text', (c) => c.notNull().check(sql`scope in ('door', 'admin')`))
+      .addColumn('secret_hash', 'text', (c) => c.notNull().unique())
+      .addColumn('created_us', 'bigint', (c) => c.notNull())
+      .addColumn('last_used_us', 'bigint')
+      .addColumn('revoked_us', 'bigint')
+      .execute();
+    await sql`create unique index api_tokens_active_name on api_tokens (name) where revoked_us is null`.execute(db);
+  },
+};
+
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
+  '0002_api_tokens': apiTokens,
 };
 
 class InCodeProvider implements MigrationProvider {

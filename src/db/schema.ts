@@ -70,6 +70,17 @@ export interface CollectionCountsTable {
   n: number;
 }
 
+/** API tokens: only a hash of each secret is kept; revoked tokens stay, for the record. */
+export interface ApiTokensTable {
+  id: Generated<number>;
+  name: string;
+  scope: string;
+  secret_hash: string;
+  created_us: number;
+  last_used_us: number | null;
+  revoked_us: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   openings: OpeningsTable;
@@ -79,6 +90,7 @@ export interface Database {
   meetings: MeetingsTable;
   meeting_members: MeetingMembersTable;
   collection_counts: CollectionCountsTable;
+  api_tokens: ApiTokensTable;
 }
 
 export const COUNTED_TABLES = ['users', 'openings', 'projects', 'events', 'meetings'] as const;
