@@ -1,3 +1,5 @@
+import { MAX_ID } from '../db/schema.js';
+
 /**
  * The route table, matched the way Django matches DRF's router patterns: against the
  * percent-decoded path, with an optional format suffix, and with the trailing-slash redirect.
@@ -48,9 +50,6 @@ export function decodePath(rawPath: string): string | null {
     return null;
   }
 }
-
-/** Ids are 32-bit, as Django's AutoField and our integer columns on every engine. */
-export const MAX_ID = 2_147_483_647;
 
 /** A path id: a decimal integer with optional surrounding spaces, `+` and leading zeros. */
 export function parseId(text: string): number | null {

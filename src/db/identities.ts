@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { engineOf, type Db } from './connection.js';
-
-const TABLES_WITH_IDS = ['users', 'openings', 'projects', 'events', 'meetings'] as const;
+import { COUNTED_TABLES } from './schema.js';
 
 /**
  * After rows were written with explicit ids (an import), PostgreSQL's identity sequences must
@@ -9,7 +8,7 @@ const TABLES_WITH_IDS = ['users', 'openings', 'projects', 'events', 'meetings'] 
  */
 export async function syncIdentities(db: Db): Promise<void> {
   if (engineOf(db) !== 'postgres') return;
-  for (const table of TABLES_WITH_IDS) {
+  for (const table of COUNTED_TABLES) {
     await sql`select setval(pg_get_serial_sequence(${table}, 'id'), coalesce((select max(id) from ${sql.table(table)}), 0) + 1, false)`.execute(db);
   }
 }

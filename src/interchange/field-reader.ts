@@ -1,3 +1,4 @@
+import { MAX_ID } from '../db/schema.js';
 import { parseFixtureTime } from './fixture-time.js';
 import { FieldError, show } from './import-error.js';
 
@@ -115,5 +116,5 @@ export class FieldReader {
 
 /** A positive 32-bit integer: Django's AutoField, and our integer id columns on every engine. */
 export function isPk(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= 2_147_483_647;
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 && value <= MAX_ID;
 }
