@@ -121,3 +121,25 @@ export function formatIsoUtc(micros: number): string {
   const base = new Date(seconds * 1000).toISOString().slice(0, 19);
   return base + (fraction ? '.' + pad(fraction, 6) : '') + 'Z';
 }
+
+const LOCAL_PATTERN = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?$/i;
+const formatters = new Map<string, TimeFormatter>();
+
+/**
+ * Parses an ISO 8601 date-time without an offset as a wall-clock time in `timeZone` (as Django
+ * reads a naive time in the current zone). In a DST gap or overlap, the offset in force just
+ * before the wall time is used. Returns null for anything else.
+ */
+export function parseLocalMicros(text: string, timeZone: string): number | null {
+  const trimmed = text.trim();
+  if (!LOCAL_PATTERN.test(trimmed)) return null;
+  const asUtc = parseIsoMicros(trimmed + 'Z');
+  if (asUtc === null) return null;
+  let formatter = formatters.get(timeZone);
+  if (!formatter) formatters.set(timeZone, (formatter = new TimeFormatter(timeZone)));
+  const wallSeconds = Math.floor(asUtc / 1_000_000);
+  // The offset at (wall − offset) is the one in force at that instant; one refinement settles it.
+  let offset = formatter.offsetSeconds(wallSeconds - formatter.offsetSeconds(wallSeconds));
+  offset = formatter.offsetSeconds(wallSeconds - offset) === offset ? offset : formatter.offsetSeconds(wallSeconds - 86_400);
+  return asUtc - offset * 1_000_000;
+}

@@ -2,14 +2,20 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Config } from '../config.js';
 import { isDatabaseUnavailable, openDatabase, type DatabaseHandle } from '../db/connection.js';
 import { TimeFormatter } from '../time.js';
+import { ConflictError, FieldErrors } from '../resources/write-errors.js';
+import { addCorsHeaders } from './cors.js';
 import { ApiError, notFound } from './errors.js';
 import { healthCheck, isHealthCheck, pingTimeoutOf, RETRY_AFTER_SECONDS } from './health.js';
 import { json, SECURITY_HEADERS, sendBody, sendJson } from './json.js';
-import { avatarUrls, baseUrlOf } from './links.js';
-import { resolveRequest } from './request-checks.js';
+import { LEGACY_DOOR_PATHS, legacyDoorHandler } from './legacy-door.js';
+import { avatarUrls, baseUrlOf, linkStyle, recordContext } from './links.js';
+import { actionsFor } from './metadata.js';
+import { resolveRequest, SAFE_METHODS } from './request-checks.js';
 import { ResponseCache } from './response-cache.js';
 import { clientError, frameworkError, publicClientMessage } from './transport-errors.js';
+import { FailureThrottle } from './throttle.js';
 import { bodyBuilder, optionsBody } from './views.js';
+import { writeHandler } from './writes.js';
 
 export interface AppDependencies {
   /** An open database; when omitted, the app opens config.database and closes it with itself. */
@@ -32,10 +38,10 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     return503OnClosing: false,
   });
   if (!deps.database) app.addHook('onClose', () => database.close());
-  // No route reads a body yet: accept any (an OPTIONS or GET with a body is still answered).
-  // Writes are refused before parsing, in the request checks.
+  // Bodies are kept as bytes and parsed by the write handlers (body.ts), after authentication
+  // and the record lookup, as DRF orders it; reads ignore them.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   let closing = false;
   app.addHook('preClose', async () => {
@@ -43,19 +49,24 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   });
 
   const health = healthCheck(database, pingTimeoutOf(config));
+  const throttle = new FailureThrottle();
   app.addHook('onRequest', async (request, reply) => {
     reply.headers(SECURITY_HEADERS);
+    addCorsHeaders(request, reply);
     // Requests still arriving on kept-alive connections while shutting down: come back shortly.
     if (closing) throw new ApiError(503, 'Service temporarily unavailable.', { 'retry-after': RETRY_AFTER_SECONDS, connection: 'close' });
     // The load balancers' check is not part of the API: answered here, before the API's routing.
     if (isHealthCheck(request.raw.url)) return health(request, reply);
-    return resolveRequest(request, reply);
+    if (isLegacyDoor(request.raw.url)) return;
+    return resolveRequest(request, reply, database.db, throttle);
   });
 
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof ApiError) {
       return sendJson(reply.code(error.status).headers(error.headers), { detail: error.detail });
     }
+    if (error instanceof FieldErrors) return sendJson(reply.code(400), error.errors);
+    if (error instanceof ConflictError) return sendJson(reply.code(409), { detail: error.message });
     const status = (error as { statusCode?: number }).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       return sendJson(reply.code(status), { detail: publicClientMessage(status) });
@@ -69,14 +80,23 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   });
 
   const cache = new ResponseCache(config.responseCacheBytes);
-  const buildBody = bodyBuilder({ db: database.db, config, times: new TimeFormatter(config.timeZone), avatar: avatarUrls(config) });
+  const times = new TimeFormatter(config.timeZone);
+  const avatar = avatarUrls(config);
+  const buildBody = bodyBuilder({ db: database.db, config, times, avatar });
+  const write = writeHandler({ database, timeZone: config.timeZone });
+  const legacyDoor = legacyDoorHandler(database, throttle);
 
   /** GET and HEAD from the cache when the data has not changed since the body was built. */
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (isLegacyDoor(request.raw.url)) return legacyDoor(request, reply);
     const resolved = request.resolved;
     if (!resolved) throw notFound();
     const base = baseUrlOf(request, config);
-    if (request.method === 'OPTIONS') return sendJson(reply, optionsBody(resolved.route));
+    if (request.method === 'OPTIONS') return sendJson(reply, optionsBody(resolved.route, actionsFor(resolved.route, resolved.token)));
+    if (!SAFE_METHODS.has(request.method)) {
+      const style = linkStyle(base, resolved.route.suffix, resolved.format);
+      return write(request, reply, resolved, style, recordContext(style, config, times, avatar));
+    }
     // Everything a body depends on: the base URL and the request target (path, format, query).
     const key = `${base} ${request.raw.url}`;
     const version = await database.dataVersion();
@@ -91,4 +111,9 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   app.all('*', handle);
   app.setNotFoundHandler(handle);
   return app;
+}
+
+function isLegacyDoor(url: string | undefined): boolean {
+  const path = url === undefined ? '' : url.split('?', 1)[0];
+  return LEGACY_DOOR_PATHS.has(path);
 }

@@ -1,8 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { invalidToken, notAuthenticated, notFound } from './errors.js';
+import type { Db } from '../db/connection.js';
+import type { TokenInfo } from '../resources/tokens.js';
+import { authenticate, mayWrite } from './auth.js';
+import { ApiError, methodNotAllowed, notAuthenticated, notFound } from './errors.js';
 import { checkAccept, requestedFormat, type Format } from './negotiation.js';
 import { parseQuery, type QueryPair } from './query.js';
 import { ALLOW, decodePath, matchRoute, type RouteMatch } from './routes.js';
+import type { FailureThrottle } from './throttle.js';
 
 /** What the checks before the handler learnt about a request. */
 export interface Resolved {
@@ -10,6 +14,8 @@ export interface Resolved {
   rawPath: string;
   query: QueryPair[];
   format: Format | null;
+  /** The caller's token, when it presented a valid one. */
+  token: TokenInfo | null;
 }
 
 declare module 'fastify' {
@@ -18,13 +24,22 @@ declare module 'fastify' {
   }
 }
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+export const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+const WRITE_METHODS: Record<RouteMatch['kind'], ReadonlySet<string>> = {
+  root: new Set(),
+  list: new Set(['POST']),
+  detail: new Set(['PUT', 'PATCH', 'DELETE']),
+};
+
+export const forbidden = () => new ApiError(403, 'You do not have permission to perform this action.');
 
 /**
  * Everything decided before a body is read, in DRF's order: route (301/404), format (404),
- * Accept (406), authentication (401). Sets `request.resolved` for the handler.
+ * Accept (406), authentication (401/429), permission (403), method (405). Sets
+ * `request.resolved` for the handler.
  */
-export async function resolveRequest(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | void> {
+export async function resolveRequest(request: FastifyRequest, reply: FastifyReply, db: Db, throttle: FailureThrottle): Promise<FastifyReply | void> {
   const url = request.raw.url ?? '/';
   const q = url.indexOf('?');
   const rawPath = q === -1 ? url : url.slice(0, q);
@@ -41,15 +56,11 @@ export async function resolveRequest(request: FastifyRequest, reply: FastifyRepl
   const query = parseQuery(rawQuery);
   const format = requestedFormat(route.suffix, query);
   checkAccept(request.headers.accept);
-  authenticate(request.headers.authorization);
-  // No tokens exist yet, so nobody may write.
-  if (!SAFE_METHODS.has(request.method)) throw notAuthenticated();
-  request.resolved = { route, rawPath, query, format };
-}
-
-/** DRF's token schemes. Any credentials presented are checked, on every method. */
-function authenticate(header: string | undefined): void {
-  if (!header) return;
-  const [scheme] = header.trim().split(/\s+/, 1);
-  if (scheme.toLowerCase() === 'token' || scheme.toLowerCase() === 'bearer') throw invalidToken();
+  const token = await authenticate(request, db, throttle);
+  if (!SAFE_METHODS.has(request.method)) {
+    if (token === null) throw notAuthenticated();
+    if (!mayWrite(token, route, request.method)) throw forbidden();
+    if (!WRITE_METHODS[route.kind].has(request.method)) throw methodNotAllowed(request.method);
+  }
+  request.resolved = { route, rawPath, query, format, token };
 }

@@ -60,11 +60,12 @@ function rootBody(style: LinkStyle): Record<string, string> {
   };
 }
 
-/** DRF's metadata for OPTIONS (no `actions` yet: nobody may write). */
-export function optionsBody(route: RouteMatch) {
+/** DRF's metadata for OPTIONS, with `actions` when the caller may write there (metadata.ts). */
+export function optionsBody(route: RouteMatch, actions?: object) {
   if (route.kind === 'root') {
     return { name: 'Api Root', description: 'The default basic root view for DefaultRouter', renders: ['application/json'], parses: PARSES };
   }
   const view = collections[route.collection!].viewName;
-  return { name: `${view} ${route.kind === 'list' ? 'List' : 'Instance'}`, description: '', renders: ['application/json'], parses: PARSES };
+  const body = { name: `${view} ${route.kind === 'list' ? 'List' : 'Instance'}`, description: '', renders: ['application/json'], parses: PARSES };
+  return actions ? { ...body, actions } : body;
 }

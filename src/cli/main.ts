@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from '../config.js';
+import { auditCommand } from './audit.js';
 import { parseCommandArgs, UsageError, type Command } from './command.js';
 import { demoCommand } from './demo.js';
 import { exportCommand } from './export.js';
@@ -7,7 +8,7 @@ import { migrateCommand } from './migrate.js';
 import { serveCommand } from './serve.js';
 import { tokenCommand } from './token.js';
 
-const commands: Command[] = [serveCommand, migrateCommand, importCommand, exportCommand, demoCommand, tokenCommand];
+const commands: Command[] = [serveCommand, migrateCommand, importCommand, exportCommand, demoCommand, tokenCommand, auditCommand];
 
 function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

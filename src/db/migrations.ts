@@ -169,9 +169,32 @@ const apiTokens: Migration = {
   },
 };
 
+/**
+ * The append-only record of writes made through the API. The token's name is copied, so that the
+ * log still reads right after the token is revoked; no secret or e-mail address is ever stored.
+ */
+const auditLog: Migration = {
+  async up(db: Kysely<any>) {
+    const engine = engineOf(db);
+    await db.schema
+      .createTable('audit_log')
+      .addColumn('id', 'integer', (c) => (engine === 'postgres' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey()))
+      .addColumn('time_us', 'bigint', (c) => c.notNull())
+      .addColumn('token_id', 'integer', (c) => c.references('api_tokens.id'))
+      .addColumn('token_name', 'text', (c) => c.notNull())
+      .addColumn('method', 'text', (c) => c.notNull())
+      .addColumn('path', 'text', (c) => c.notNull())
+      .addColumn('collection', 'text', (c) => c.notNull())
+      .addColumn('record_id', 'integer')
+      .addColumn('status', 'integer', (c) => c.notNull())
+      .execute();
+  },
+};
+
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_api_tokens': apiTokens,
+  '0003_audit_log': auditLog,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -81,6 +81,19 @@ export interface ApiTokensTable {
   revoked_us: number | null;
 }
 
+/** One write made through the API: who (token), what (method, path, record) and when. */
+export interface AuditLogTable {
+  id: Generated<number>;
+  time_us: number;
+  token_id: number | null;
+  token_name: string;
+  method: string;
+  path: string;
+  collection: string;
+  record_id: number | null;
+  status: number;
+}
+
 export interface Database {
   users: UsersTable;
   openings: OpeningsTable;
@@ -91,6 +104,7 @@ export interface Database {
   meeting_members: MeetingMembersTable;
   collection_counts: CollectionCountsTable;
   api_tokens: ApiTokensTable;
+  audit_log: AuditLogTable;
 }
 
 export const COUNTED_TABLES = ['users', 'openings', 'projects', 'events', 'meetings'] as const;

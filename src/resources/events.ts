@@ -3,6 +3,8 @@ import { sql } from 'kysely';
 import type { Db } from '../db/connection.js';
 import { countRecords } from './counts.js';
 import type { PageWindow, RecordContext } from './record-context.js';
+import { ConflictError, DOES_NOT_EXIST, FieldErrors } from './write-errors.js';
+import { choice, dateTime, missingIds, nullable, relation, text } from './write-schema.js';
 
 export const EVENT_STATUSES = ['r', 'i'] as const;
 
@@ -19,6 +21,18 @@ export const EventRecord = Type.Object({
   picture: Type.Union([Type.String({ format: 'uri' }), Type.Null()]),
 });
 export type EventRecord = Static<typeof EventRecord>;
+
+/** What a client may write; the picture is a stored file, not writable through the API. */
+export const EventFields = Type.Object({
+  title: text('Title', { maxLength: 300, notBlank: true }),
+  place: Type.Optional(text('Place', { maxLength: 300 })),
+  start: Type.Optional(nullable(dateTime('Start'))),
+  stop: Type.Optional(nullable(dateTime('Stop'))),
+  status: choice('Status', { r: 'ready', i: 'incubating' }),
+  description: Type.Optional(text('Description')),
+  organizer: Type.Optional(nullable(relation('Organizer', 'users'))),
+});
+export type EventInput = Static<typeof EventFields>;
 
 /** One `ordering=` term: a field and its direction. */
 export interface EventOrder {
@@ -91,4 +105,49 @@ export function eventRecord(row: EventRow, ctx: RecordContext): EventRecord {
     meeting: row.meeting_id === null ? null : ctx.meetingUrl(row.meeting_id),
     picture: row.picture ? ctx.mediaUrl(row.picture) : null,
   };
+}
+
+async function checkOrganizer(db: Db, input: Partial<EventInput>): Promise<void> {
+  if (input.organizer != null && (await missingIds(db, 'users', [input.organizer])).size > 0) {
+    throw new FieldErrors({ organizer: [DOES_NOT_EXIST] });
+  }
+}
+
+export async function createEvent(db: Db, input: EventInput): Promise<number> {
+  await checkOrganizer(db, input);
+  const { id } = await db.insertInto('events').values({
+    title: input.title,
+    place: input.place ?? '',
+    start_us: input.start ?? null,
+    stop_us: input.stop ?? null,
+    status: input.status,
+    organizer_id: input.organizer ?? null,
+    description: input.description ?? '',
+    picture: null,
+  }).returning('id').executeTakeFirstOrThrow();
+  return id;
+}
+
+/** Sets the given fields; false when there is no such event. */
+export async function updateEvent(db: Db, id: number, input: Partial<EventInput>): Promise<boolean> {
+  const exists = await db.selectFrom('events').select('id').where('id', '=', id).executeTakeFirst();
+  if (!exists) return false;
+  await checkOrganizer(db, input);
+  const { start, stop, organizer, ...rest } = input;
+  const values = {
+    ...rest,
+    ...(start !== undefined ? { start_us: start } : {}),
+    ...(stop !== undefined ? { stop_us: stop } : {}),
+    ...(organizer !== undefined ? { organizer_id: organizer } : {}),
+  };
+  if (Object.keys(values).length > 0) await db.updateTable('events').set(values).where('id', '=', id).execute();
+  return true;
+}
+
+/** Refused while a meeting records this event: the meeting would be left without one. */
+export async function deleteEvent(db: Db, id: number): Promise<boolean> {
+  const meeting = await db.selectFrom('meetings').select('id').where('event_id', '=', id).executeTakeFirst();
+  if (meeting) throw new ConflictError(`Meeting ${meeting.id} records this event; delete the meeting or give it another event first.`);
+  const result = await db.deleteFrom('events').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
 }

@@ -3,6 +3,8 @@ import type { Db } from '../db/connection.js';
 import { countRecords } from './counts.js';
 import type { PageWindow, RecordContext } from './record-context.js';
 import { relatedUserIds } from './related-users.js';
+import { DOES_NOT_EXIST, throwIfAny, type FieldMessages } from './write-errors.js';
+import { missingIds, relation, relations, replaceLinkedUsers, text, url } from './write-schema.js';
 
 export const MeetingRecord = Type.Object({
   id: Type.Integer(),
@@ -13,6 +15,17 @@ export const MeetingRecord = Type.Object({
   pad: Type.String(),
 });
 export type MeetingRecord = Static<typeof MeetingRecord>;
+
+export const MeetingFields = Type.Object({
+  event: relation('Event', 'events'),
+  OJ: Type.Optional(text('Agenda')),
+  PV: Type.Optional(text('Minutes')),
+  members: Type.Optional(relations('Members', 'users')),
+  pad: Type.Optional(url('Pad', 200)),
+});
+export type MeetingInput = Static<typeof MeetingFields>;
+
+export const EVENT_HAS_MEETING = 'meeting with this event already exists.';
 
 interface MeetingRow {
   id: number;
@@ -55,4 +68,52 @@ export function meetingRecord(row: MeetingRow, ctx: RecordContext): MeetingRecor
     members: row.members.map((id) => ctx.userUrl(id)),
     pad: row.pad,
   };
+}
+
+async function checkReferences(db: Db, input: Partial<MeetingInput>, exceptId: number | null): Promise<void> {
+  const errors: FieldMessages = {};
+  if (input.event !== undefined) {
+    if ((await missingIds(db, 'events', [input.event])).size > 0) errors.event = [DOES_NOT_EXIST];
+    else {
+      // An event has at most one meeting (the original's OneToOneField).
+      const other = await db.selectFrom('meetings').select('id').where('event_id', '=', input.event).executeTakeFirst();
+      if (other && other.id !== exceptId) errors.event = [EVENT_HAS_MEETING];
+    }
+  }
+  if (input.members !== undefined && (await missingIds(db, 'users', input.members)).size > 0) errors.members = [DOES_NOT_EXIST];
+  throwIfAny(errors);
+}
+
+export async function createMeeting(db: Db, input: MeetingInput): Promise<number> {
+  await checkReferences(db, input, null);
+  const { id } = await db.insertInto('meetings').values({
+    event_id: input.event,
+    agenda: input.OJ ?? '',
+    minutes: input.PV ?? '',
+    pad: input.pad ?? '',
+    ongoing: 0,
+  }).returning('id').executeTakeFirstOrThrow();
+  await replaceLinkedUsers(db, 'meeting_members', 'meeting_id', id, input.members ?? []);
+  return id;
+}
+
+/** Sets the given fields (members replaced as a whole); false when there is no such meeting. */
+export async function updateMeeting(db: Db, id: number, input: Partial<MeetingInput>): Promise<boolean> {
+  const exists = await db.selectFrom('meetings').select('id').where('id', '=', id).executeTakeFirst();
+  if (!exists) return false;
+  await checkReferences(db, input, id);
+  const values: { event_id?: number; agenda?: string; minutes?: string; pad?: string } = {};
+  if (input.event !== undefined) values.event_id = input.event;
+  if (input.OJ !== undefined) values.agenda = input.OJ;
+  if (input.PV !== undefined) values.minutes = input.PV;
+  if (input.pad !== undefined) values.pad = input.pad;
+  if (Object.keys(values).length > 0) await db.updateTable('meetings').set(values).where('id', '=', id).execute();
+  if (input.members !== undefined) await replaceLinkedUsers(db, 'meeting_members', 'meeting_id', id, input.members);
+  return true;
+}
+
+export async function deleteMeeting(db: Db, id: number): Promise<boolean> {
+  await db.deleteFrom('meeting_members').where('meeting_id', '=', id).execute();
+  const result = await db.deleteFrom('meetings').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
 }

@@ -2,12 +2,20 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Db } from '../db/connection.js';
 import { countRecords } from './counts.js';
 import type { PageWindow, RecordContext } from './record-context.js';
+import { boolean, dateTime } from './write-schema.js';
 
 export const OpeningRecord = Type.Object({
   time: Type.String({ format: 'date-time' }),
   is_open: Type.Boolean(),
 });
 export type OpeningRecord = Static<typeof OpeningRecord>;
+
+/** What a client may write. Only admins may give `time`; the door records the current time. */
+export const OpeningFields = Type.Object({
+  time: Type.Optional(dateTime('Time')),
+  is_open: boolean('Is open'),
+});
+export type OpeningInput = Static<typeof OpeningFields>;
 
 interface OpeningRow {
   time_us: number;
@@ -31,4 +39,43 @@ export function findOpening(db: Db, id: number): Promise<OpeningRow | undefined>
 
 export function openingRecord(row: OpeningRow, ctx: RecordContext): OpeningRecord {
   return { time: ctx.time(Number(row.time_us)), is_open: row.is_open === 1 };
+}
+
+/** The outcome of a door report: the opening that now describes that moment, and whether it is new. */
+export interface RecordedOpening {
+  id: number;
+  created: boolean;
+  row: OpeningRow;
+}
+
+/**
+ * The door's rule: a state is recorded only when it differs from the state the space was in at
+ * that time (the latest opening at or before it), so repeated reports never duplicate history.
+ * Run it in a write transaction (db/write-transaction.ts), so that two reports cannot both see
+ * the old state.
+ */
+export async function recordOpening(db: Db, isOpen: boolean, timeUs: number): Promise<RecordedOpening> {
+  const before = await db.selectFrom('openings').select(['id', 'time_us', 'is_open'])
+    .where('time_us', '<=', timeUs).orderBy('time_us', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  if (before && (before.is_open === 1) === isOpen) {
+    return { id: before.id, created: false, row: { time_us: Number(before.time_us), is_open: before.is_open } };
+  }
+  const row = await db.insertInto('openings').values({ time_us: timeUs, is_open: isOpen ? 1 : 0 })
+    .returning(['id', 'time_us', 'is_open']).executeTakeFirstOrThrow();
+  return { id: row.id, created: true, row: { time_us: Number(row.time_us), is_open: row.is_open } };
+}
+
+/** Sets the given fields; false when there is no such opening. */
+export async function updateOpening(db: Db, id: number, input: Partial<OpeningInput>): Promise<boolean> {
+  const values: { time_us?: number; is_open?: number } = {};
+  if (input.time !== undefined) values.time_us = input.time;
+  if (input.is_open !== undefined) values.is_open = input.is_open ? 1 : 0;
+  if (Object.keys(values).length === 0) return (await findOpening(db, id)) !== undefined;
+  const result = await db.updateTable('openings').set(values).where('id', '=', id).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function deleteOpening(db: Db, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('openings').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
 }

@@ -4,6 +4,8 @@ import type { ProjectsTable } from '../db/schema.js';
 import { countRecords } from './counts.js';
 import type { PageWindow, RecordContext } from './record-context.js';
 import { relatedUserIds } from './related-users.js';
+import { DOES_NOT_EXIST, throwIfAny, type FieldMessages } from './write-errors.js';
+import { choice, integer, missingIds, relation, relations, replaceLinkedUsers, text } from './write-schema.js';
 
 export const PROJECT_STATUSES = ['a', 'd', 'f', 'i', 'p'] as const;
 
@@ -18,6 +20,17 @@ export const ProjectRecord = Type.Object({
   content: Type.String(),
 });
 export type ProjectRecord = Static<typeof ProjectRecord>;
+
+export const ProjectFields = Type.Object({
+  title: text('Title', { maxLength: 300, notBlank: true }),
+  maintainer: relation('Maintainer', 'users'),
+  participants: Type.Optional(relations('Participants', 'users')),
+  status: choice('Status', { p: 'proposition', i: 'in progress', f: 'finished', a: 'abandoned', d: 'blocked' }),
+  progress: integer('Progress', 0, 100),
+  short_description: text('Short description', { maxLength: 1000, notBlank: true }),
+  content: Type.Optional(text('Content')),
+});
+export type ProjectInput = Static<typeof ProjectFields>;
 
 type ProjectRow = Omit<ProjectsTable, 'id' | 'created_us' | 'modified_us'> & { id: number; participants: number[] };
 
@@ -55,4 +68,49 @@ export function projectRecord(row: ProjectRow, ctx: RecordContext): ProjectRecor
     short_description: row.short_description,
     content: row.content,
   };
+}
+
+async function checkUsers(db: Db, input: Partial<ProjectInput>): Promise<void> {
+  const errors: FieldMessages = {};
+  if (input.maintainer !== undefined && (await missingIds(db, 'users', [input.maintainer])).size > 0) errors.maintainer = [DOES_NOT_EXIST];
+  if (input.participants !== undefined && (await missingIds(db, 'users', input.participants)).size > 0) errors.participants = [DOES_NOT_EXIST];
+  throwIfAny(errors);
+}
+
+export async function createProject(db: Db, input: ProjectInput, nowUs: number): Promise<number> {
+  await checkUsers(db, input);
+  const { id } = await db.insertInto('projects').values({
+    title: input.title,
+    maintainer_id: input.maintainer,
+    status: input.status,
+    progress: input.progress,
+    short_description: input.short_description,
+    content: input.content ?? '',
+    created_us: nowUs,
+    modified_us: nowUs,
+  }).returning('id').executeTakeFirstOrThrow();
+  await replaceLinkedUsers(db, 'project_participants', 'project_id', id, input.participants ?? []);
+  return id;
+}
+
+/** Sets the given fields (participants replaced as a whole); false when there is no such project. */
+export async function updateProject(db: Db, id: number, input: Partial<ProjectInput>, nowUs: number): Promise<boolean> {
+  const exists = await db.selectFrom('projects').select('id').where('id', '=', id).executeTakeFirst();
+  if (!exists) return false;
+  await checkUsers(db, input);
+  const { maintainer, participants, content, ...rest } = input;
+  await db.updateTable('projects').set({
+    ...rest,
+    ...(maintainer !== undefined ? { maintainer_id: maintainer } : {}),
+    ...(content !== undefined ? { content } : {}),
+    modified_us: nowUs,
+  }).where('id', '=', id).execute();
+  if (participants !== undefined) await replaceLinkedUsers(db, 'project_participants', 'project_id', id, participants);
+  return true;
+}
+
+export async function deleteProject(db: Db, id: number): Promise<boolean> {
+  await db.deleteFrom('project_participants').where('project_id', '=', id).execute();
+  const result = await db.deleteFrom('projects').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
 }

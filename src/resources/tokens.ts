@@ -78,3 +78,12 @@ function toInfo(row: { id: number; name: string; scope: string; created_us: numb
     revokedUs: row.revoked_us === null ? null : Number(row.revoked_us),
   };
 }
+
+/** How stale a token's last-use time may get: bounds the writes that bookkeeping costs. */
+export const LAST_USED_RESOLUTION_US = 60_000_000;
+
+/** Notes that a token was used, at most once per LAST_USED_RESOLUTION_US. */
+export async function touchToken(db: Db, token: TokenInfo, nowUs: number): Promise<void> {
+  if (token.lastUsedUs !== null && nowUs - token.lastUsedUs < LAST_USED_RESOLUTION_US) return;
+  await db.updateTable('api_tokens').set({ last_used_us: nowUs }).where('id', '=', token.id).execute();
+}

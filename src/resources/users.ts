@@ -2,6 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Db } from '../db/connection.js';
 import { countRecords } from './counts.js';
 import type { PageWindow, RecordContext } from './record-context.js';
+import { ConflictError, FieldErrors } from './write-errors.js';
+import { boolean, email, text } from './write-schema.js';
 
 export const UserRecord = Type.Object({
   username: Type.String(),
@@ -9,6 +11,17 @@ export const UserRecord = Type.Object({
   has_key: Type.Boolean(),
 });
 export type UserRecord = Static<typeof UserRecord>;
+
+/**
+ * What a client may write. The e-mail address is only ever used for the avatar hash: accepted,
+ * never returned.
+ */
+export const UserFields = Type.Object({
+  username: text('Username', { maxLength: 150, notBlank: true }),
+  email: Type.Optional(email('Email address')),
+  has_key: Type.Optional(boolean('Has key')),
+});
+export type UserInput = Static<typeof UserFields>;
 
 interface UserRow {
   id: number;
@@ -41,4 +54,67 @@ export function userRecord(row: UserRow, ctx: RecordContext): UserRecord | Grava
   return ctx.avatarField === 'avatar'
     ? { username: row.username, avatar, has_key: row.has_key === 1 }
     : { username: row.username, gravatar: avatar, has_key: row.has_key === 1 };
+}
+
+export const USERNAME_TAKEN = 'A user with that username already exists.';
+
+/** Case-insensitive in the full Unicode sense (`Straße` and `STRASSE` are one name), as the original enforced. */
+function foldCase(name: string): string {
+  return name.toUpperCase().toLowerCase();
+}
+
+/**
+ * Whether another user already has this name, ignoring case. SQL's lower() is ASCII-only on
+ * SQLite and under PostgreSQL's "C" collation, so the names are compared here: one scan of a
+ * column of a few thousand short strings, on a rare write.
+ */
+async function usernameTaken(db: Db, username: string, exceptId: number | null): Promise<boolean> {
+  const wanted = foldCase(username);
+  const rows = await db.selectFrom('users').select(['id', 'username']).execute();
+  return rows.some((row) => row.id !== exceptId && foldCase(row.username) === wanted);
+}
+
+export async function createUser(db: Db, input: UserInput): Promise<number> {
+  if (await usernameTaken(db, input.username, null)) throw new FieldErrors({ username: [USERNAME_TAKEN] });
+  const row = await db.insertInto('users')
+    .values({ username: input.username, email: input.email ?? '', has_key: input.has_key ? 1 : 0 })
+    .returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Sets the given fields; false when there is no such user. */
+export async function updateUser(db: Db, id: number, input: Partial<UserInput>): Promise<boolean> {
+  if (!(await findUser(db, id))) return false;
+  if (input.username !== undefined && (await usernameTaken(db, input.username, id))) throw new FieldErrors({ username: [USERNAME_TAKEN] });
+  const values: { username?: string; email?: string; has_key?: number } = {};
+  if (input.username !== undefined) values.username = input.username;
+  if (input.email !== undefined) values.email = input.email;
+  if (input.has_key !== undefined) values.has_key = input.has_key ? 1 : 0;
+  if (Object.keys(values).length > 0) await db.updateTable('users').set(values).where('id', '=', id).execute();
+  return true;
+}
+
+/**
+ * Deletes a user and their participations and meeting attendances; refused while they maintain
+ * a project or organize an event, which would otherwise be left without one.
+ */
+export async function deleteUser(db: Db, id: number): Promise<boolean> {
+  if (!(await findUser(db, id))) return false;
+  const projects = await db.selectFrom('projects').select('id').where('maintainer_id', '=', id).orderBy('id').execute();
+  const events = await db.selectFrom('events').select('id').where('organizer_id', '=', id).orderBy('id').execute();
+  if (projects.length > 0 || events.length > 0) {
+    const uses = [
+      projects.length > 0 ? `maintains ${listIds('project', projects)}` : '',
+      events.length > 0 ? `organizes ${listIds('event', events)}` : '',
+    ].filter(Boolean).join(' and ');
+    throw new ConflictError(`This user ${uses}; give ${projects.length + events.length > 1 ? 'them' : 'it'} another maintainer or organizer first.`);
+  }
+  await db.deleteFrom('project_participants').where('user_id', '=', id).execute();
+  await db.deleteFrom('meeting_members').where('user_id', '=', id).execute();
+  await db.deleteFrom('users').where('id', '=', id).execute();
+  return true;
+}
+
+function listIds(noun: string, rows: { id: number }[]): string {
+  return `${noun}${rows.length > 1 ? 's' : ''} ${rows.map((r) => r.id).join(', ')}`;
 }

@@ -1,0 +1,59 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { DatabaseHandle } from '../db/connection.js';
+import { writeTransaction } from '../db/write-transaction.js';
+import { recordAudit } from '../resources/audit.js';
+import { recordOpening } from '../resources/openings.js';
+import { checkSecret } from './auth.js';
+import { parseBody } from './body.js';
+import { ApiError } from './errors.js';
+import { sendJson } from './json.js';
+import type { FailureThrottle } from './throttle.js';
+
+/** The original service's private door API, still used by old door scripts. */
+export const LEGACY_DOOR_PATHS: ReadonlySet<string> = new Set(['/space/change_status', '/space/change_status/']);
+
+/**
+ * `POST /space/change_status` with form fields `secret` (a door or admin token) and `open`
+ * (0 or 1): records the change under the door's rule and answers `{"open": 0|1}` whether or not
+ * the state changed. Errors keep the original's `{"error": "..."}` shape and never repeat the
+ * secret (the original did).
+ */
+export function legacyDoorHandler(database: DatabaseHandle, throttle: FailureThrottle) {
+  return async function legacyDoor(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    reply.header('allow', 'POST');
+    try {
+      if (request.method !== 'POST') throw new ApiError(400, 'Only POST requests are allowed');
+      const data = parseBody(request.headers['content-type'], request.body as Buffer | undefined);
+      const field = (name: string): string | undefined => {
+        if (data.kind === 'form') return data.fields.get(name)?.at(-1);
+        const value = (data.value as Record<string, unknown> | null)?.[name];
+        return value === undefined || value === null ? undefined : String(value);
+      };
+      const secret = field('secret');
+      if (secret === undefined) throw new ApiError(400, 'You must query this endpoint with a secret.');
+      const token = await checkSecret(database.db, throttle, request.ip, secret).catch((error: unknown) => {
+        if (error instanceof ApiError && error.status === 401) throw new ApiError(403, 'Bad secret: it is not in the allowed list');
+        throw error;
+      });
+      const open = field('open');
+      if (open === undefined) throw new ApiError(400, 'Parameter open is required');
+      if (open !== '0' && open !== '1') throw new ApiError(400, 'Did not understand open: expected 0 or 1');
+      const nowUs = Date.now() * 1000;
+      const created = await writeTransaction(database.db, async (trx) => {
+        const recorded = await recordOpening(trx, open === '1', nowUs);
+        if (recorded.created) {
+          await recordAudit(trx, {
+            timeUs: nowUs, tokenId: token.id, tokenName: token.name, method: 'POST', path: '/space/change_status',
+            collection: 'space/openings', recordId: recorded.id, status: 200,
+          });
+        }
+        return recorded.created;
+      });
+      if (created) database.noteWrite();
+      return sendJson(reply.code(200), { open: Number(open) });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return sendJson(reply.code(error.status).headers(error.headers), { error: error.detail });
+    }
+  };
+}

@@ -1,0 +1,204 @@
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import { FieldErrors, type FieldMessages } from '../resources/write-errors.js';
+import type { RelationTarget } from '../resources/write-schema.js';
+import { parseLocalMicros, parseIsoMicros } from '../time.js';
+import { decodePath, matchRoute, parseId } from './routes.js';
+
+/**
+ * DRF's serializer fields, driven by a resource's writable-field schema (resources/write-schema.ts):
+ * turns a request's data (a JSON object, or a form's fields) into validated values, or throws
+ * FieldErrors with DRF's messages, every field's at once.
+ */
+
+/** A parsed request body: a JSON value, or form fields (each with all its values, in order). */
+export type RequestData = { kind: 'json'; value: unknown } | { kind: 'form'; fields: Map<string, string[]> };
+
+/** create: required fields must be there; replace (PUT): the same, absent optional fields kept; patch: anything goes. */
+export type WriteMode = 'create' | 'replace' | 'patch';
+
+export interface ReadOptions {
+  mode: WriteMode;
+  /** The zone a date-time without an offset is read in (DRF reads it in the current time zone). */
+  timeZone: string;
+}
+
+const REQUIRED = 'This field is required.';
+const NOT_NULL = 'This field may not be null.';
+
+export function readFields<S extends TObject>(schema: S, data: RequestData, options: ReadOptions): Partial<Static<S>> {
+  const source = sourceOf(data);
+  const values: Record<string, unknown> = {};
+  const errors: FieldMessages = {};
+  const required = new Set(schema.required ?? []);
+  for (const [name, field] of Object.entries(schema.properties) as [string, TSchema][]) {
+    const present = source.has(name, isMany(field));
+    if (!present) {
+      if (required.has(name) && options.mode !== 'patch') errors[name] = [REQUIRED];
+      continue;
+    }
+    const result = readField(field, source.get(name, isMany(field)), data.kind === 'form', options);
+    if ('error' in result) errors[name] = [result.error];
+    else values[name] = result.value;
+  }
+  if (Object.keys(errors).length > 0) throw new FieldErrors(errors);
+  return values as Partial<Static<S>>;
+}
+
+interface Source {
+  has(name: string, many: boolean): boolean;
+  get(name: string, many: boolean): unknown;
+}
+
+function sourceOf(data: RequestData): Source {
+  if (data.kind === 'form') {
+    return {
+      has: (name) => data.fields.has(name),
+      get: (name, many) => (many ? data.fields.get(name) : data.fields.get(name)!.at(-1)),
+    };
+  }
+  const value = data.value;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new FieldErrors({ non_field_errors: [value === null ? 'No data provided' : `Invalid data. Expected a dictionary, but got ${pythonType(value)}.`] });
+  }
+  const object = value as Record<string, unknown>;
+  return { has: (name) => Object.hasOwn(object, name), get: (name) => object[name] };
+}
+
+type FieldResult = { value: unknown } | { error: string };
+
+function readField(field: TSchema, raw: unknown, form: boolean, options: ReadOptions): FieldResult {
+  const inner = nonNull(field);
+  const allowsNull = inner !== field;
+  // A form cannot send null: an empty value means null where null is allowed (DRF's html input).
+  if (raw === null || (form && allowsNull && raw === '')) return allowsNull ? { value: null } : { error: NOT_NULL };
+  if (inner['x-relation']) return readRelation(raw, inner['x-relation']);
+  if (inner.type === 'array') return readRelations(raw, inner.items);
+  if (inner.enum) return readChoice(raw, inner.enum as string[]);
+  if (inner.format === 'date-time') return readDateTime(raw, options.timeZone);
+  if (inner.type === 'integer') return readInteger(raw, inner.minimum, inner.maximum);
+  if (inner.type === 'boolean') return readBoolean(raw);
+  return readText(raw, inner);
+}
+
+function nonNull(field: TSchema): TSchema {
+  if (!field.anyOf) return field;
+  return (field.anyOf as TSchema[]).find((s) => s.type !== 'null') ?? field;
+}
+
+function isMany(field: TSchema): boolean {
+  return nonNull(field).type === 'array';
+}
+
+function readText(raw: unknown, field: TSchema): FieldResult {
+  if (typeof raw !== 'string' && !(typeof raw === 'number' && Number.isFinite(raw))) return { error: 'Not a valid string.' };
+  const value = String(raw);
+  if (value.includes('\0')) return { error: 'Null characters are not allowed.' };
+  if (value.trim() === '') {
+    if (field['x-not-blank']) return { error: 'This field may not be blank.' };
+    return { value };
+  }
+  // Lengths in characters (code points), as Python counts them.
+  if (field.maxLength !== undefined && [...value].length > field.maxLength) {
+    return { error: `Ensure this field has no more than ${field.maxLength} characters.` };
+  }
+  if (field.format === 'email' && !EMAIL.test(value)) return { error: 'Enter a valid email address.' };
+  if (field.format === 'uri' && !isWebUrl(value)) return { error: 'Enter a valid URL.' };
+  return { value };
+}
+
+/** Django's EmailValidator, in spirit: one @, a dotted domain, no spaces. */
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@.]+$/u;
+
+function isWebUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && !/\s/.test(value);
+  } catch {
+    return false;
+  }
+}
+
+function readInteger(raw: unknown, minimum: number | undefined, maximum: number | undefined): FieldResult {
+  let value: number;
+  if (typeof raw === 'number' && Number.isInteger(raw)) value = raw;
+  else if (typeof raw === 'string' && /^\s*[+-]?\d{1,15}(\.0*)?\s*$/.test(raw)) value = parseInt(raw.trim(), 10);
+  else return { error: 'A valid integer is required.' };
+  if (maximum !== undefined && value > maximum) return { error: `Ensure this value is less than or equal to ${maximum}.` };
+  if (minimum !== undefined && value < minimum) return { error: `Ensure this value is greater than or equal to ${minimum}.` };
+  return { value };
+}
+
+const TRUE = new Set(['t', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', '1']);
+const FALSE = new Set(['f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF', '0']);
+
+/** DRF's BooleanField: true/false, 1/0, and its words. */
+function readBoolean(raw: unknown): FieldResult {
+  if (raw === true || raw === 1) return { value: true };
+  if (raw === false || raw === 0) return { value: false };
+  if (typeof raw === 'string' && TRUE.has(raw)) return { value: true };
+  if (typeof raw === 'string' && FALSE.has(raw)) return { value: false };
+  return { error: 'Must be a valid boolean.' };
+}
+
+function readChoice(raw: unknown, choices: string[]): FieldResult {
+  const text = typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? pythonRepr(raw) : null;
+  if (text !== null && choices.includes(text)) return { value: text };
+  return { error: `"${text ?? JSON.stringify(raw)}" is not a valid choice.` };
+}
+
+const DATETIME_FORMAT = 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].';
+
+function readDateTime(raw: unknown, timeZone: string): FieldResult {
+  if (typeof raw !== 'string') return { error: DATETIME_FORMAT };
+  const value = parseIsoMicros(raw) ?? parseLocalMicros(raw, timeZone);
+  return value === null ? { error: DATETIME_FORMAT } : { value };
+}
+
+/**
+ * DRF's HyperlinkedRelatedField: the path of the URL (any host, query ignored) must be the
+ * target collection's detail route. Whether the record exists is checked in the write's
+ * transaction, by the resource module.
+ */
+function readRelation(raw: unknown, target: RelationTarget): FieldResult {
+  if (typeof raw !== 'string') return { error: `Incorrect type. Expected URL string, received ${pythonType(raw)}.` };
+  let path: string;
+  try {
+    path = new URL(raw, 'http://relative.invalid').pathname;
+  } catch {
+    return { error: 'Invalid hyperlink - No URL match.' };
+  }
+  const decoded = decodePath(path);
+  const route = decoded === null ? null : matchRoute(decoded);
+  if (route === null) return { error: 'Invalid hyperlink - No URL match.' };
+  if (route.kind !== 'detail' || route.collection !== target) return { error: 'Invalid hyperlink - Incorrect URL match.' };
+  const id = parseId(route.id!);
+  return id === null ? { error: 'Invalid hyperlink - Object does not exist.' } : { value: id };
+}
+
+function readRelations(raw: unknown, item: TSchema): FieldResult {
+  if (!Array.isArray(raw)) return { error: `Expected a list of items but got type "${pythonType(raw)}".` };
+  const ids: number[] = [];
+  for (const element of raw) {
+    const result = readRelation(element, item['x-relation']);
+    if ('error' in result) return result;
+    ids.push(result.value as number);
+  }
+  return { value: ids };
+}
+
+/** How Python names a JSON value's type, for DRF's messages. */
+function pythonType(value: unknown): string {
+  if (value === null) return 'NoneType';
+  if (Array.isArray(value)) return 'list';
+  switch (typeof value) {
+    case 'string': return 'str';
+    case 'boolean': return 'bool';
+    case 'number': return Number.isInteger(value) ? 'int' : 'float';
+    default: return 'dict';
+  }
+}
+
+function pythonRepr(value: number | boolean): string {
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  return String(value);
+}

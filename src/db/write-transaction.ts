@@ -1,0 +1,34 @@
+import { sql } from 'kysely';
+import { engineOf, type Db } from './connection.js';
+
+/** Any constant: the key of the advisory lock that serialises writers on PostgreSQL. */
+const WRITE_LOCK_KEY = 0x4853_4150;
+
+/**
+ * Runs `work` in a transaction that no other writer overlaps, in this process or another, so that
+ * read-then-write rules (the door's "same state records nothing", unique names, "nobody refers to
+ * this record") hold under concurrency. SQLite: BEGIN IMMEDIATE takes the database's write lock
+ * up front (a deferred transaction would fail on upgrade instead of waiting). PostgreSQL: a
+ * transaction-scoped advisory lock; readers are never blocked. Writes are rare next to reads, so
+ * one lock for all of them costs little and rules out deadlocks between tables.
+ */
+export async function writeTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+  if (engineOf(db) === 'postgres') {
+    return db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${WRITE_LOCK_KEY})`.execute(trx);
+      return work(trx);
+    });
+  }
+  return db.connection().execute(async (connection) => {
+    await sql`begin immediate`.execute(connection);
+    try {
+      const result = await work(connection);
+      await sql`commit`.execute(connection);
+      return result;
+    } catch (error) {
+      // A failed COMMIT (a deferred constraint) leaves the transaction open: end it either way.
+      await sql`rollback`.execute(connection).catch(() => {});
+      throw error;
+    }
+  });
+}

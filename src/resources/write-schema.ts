@@ -1,0 +1,92 @@
+import { Type, type SchemaOptions, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { sql } from 'kysely';
+import type { Db } from '../db/connection.js';
+
+/**
+ * Building blocks of the writable-field schemas. Each resource has one TypeBox object of the
+ * fields a client may write; it drives input validation (api/serializer.ts), DRF's OPTIONS
+ * `actions` and, as JSON Schema, documentation. Values are typed as they are after validation:
+ * a relation is written as a record URL but validated into an id.
+ */
+export type RelationTarget = 'users' | 'events';
+
+/** Extra keywords our validator reads, alongside standard JSON Schema. */
+export interface FieldKeywords {
+  /** DRF's label (the model field's verbose name). */
+  title: string;
+  /** The collection a hyperlink must point into. */
+  'x-relation'?: RelationTarget;
+  /** Accepted, never returned (an e-mail address). */
+  writeOnly?: boolean;
+  /** Text that may not be empty (or only spaces): DRF's allow_blank=False. */
+  'x-not-blank'?: boolean;
+}
+
+export function text(title: string, options: { maxLength?: number; notBlank?: boolean } = {}) {
+  return Type.String({ title, ...(options.maxLength ? { maxLength: options.maxLength } : {}), ...(options.notBlank ? { 'x-not-blank': true } : {}) });
+}
+
+export function email(title: string) {
+  return Type.String({ title, format: 'email', maxLength: 254, writeOnly: true });
+}
+
+export function url(title: string, maxLength: number) {
+  return Type.String({ title, format: 'uri', maxLength });
+}
+
+export function integer(title: string, minimum: number, maximum: number) {
+  return Type.Integer({ title, minimum, maximum });
+}
+
+export function boolean(title: string) {
+  return Type.Boolean({ title });
+}
+
+/** One of a fixed set of letters; `labels` are DRF's display names. */
+export function choice<T extends string>(title: string, labels: Readonly<Record<T, string>>): TUnsafe<T> {
+  return Type.Unsafe<T>({ type: 'string', enum: Object.keys(labels), title, 'x-labels': labels });
+}
+
+/** A hyperlink to one record of `target`, stored as its id. */
+export function relation(title: string, target: RelationTarget): TUnsafe<number> {
+  return Type.Unsafe<number>({ type: 'string', format: 'uri', title, 'x-relation': target });
+}
+
+export function relations(title: string, target: RelationTarget) {
+  return Type.Array(relation(title, target), { title });
+}
+
+/** A date-time with its offset (or in the configured zone), stored as epoch microseconds. */
+export function dateTime(title: string): TUnsafe<number> {
+  return Type.Unsafe<number>({ type: 'string', format: 'date-time', title });
+}
+
+export function nullable<T extends TSchema>(schema: T, options: SchemaOptions = {}) {
+  return Type.Union([schema, Type.Null()], { title: schema.title as string, ...options });
+}
+
+/**
+ * The ids among `ids` that `table` has no row for: a write checks its relations inside its
+ * transaction, so that a record it links to cannot vanish before it commits.
+ */
+export async function missingIds(db: Db, table: 'users' | 'events', ids: readonly number[]): Promise<Set<number>> {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return new Set();
+  const found = await db.selectFrom(table).select('id').where('id', 'in', wanted).execute();
+  const present = new Set(found.map((r) => r.id));
+  return new Set(wanted.filter((id) => !present.has(id)));
+}
+
+/** Replaces the users linked to `ownerId` through a join table (participants, members). */
+export async function replaceLinkedUsers(
+  db: Db,
+  table: 'project_participants' | 'meeting_members',
+  ownerColumn: 'project_id' | 'meeting_id',
+  ownerId: number,
+  userIds: readonly number[],
+): Promise<void> {
+  await sql`delete from ${sql.table(table)} where ${sql.ref(ownerColumn)} = ${ownerId}`.execute(db);
+  const unique = [...new Set(userIds)];
+  if (unique.length === 0) return;
+  await sql`insert into ${sql.table(table)} (${sql.ref(ownerColumn)}, user_id) values ${sql.join(unique.map((id) => sql`(${ownerId}, ${id})`))}`.execute(db);
+}
