@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { isDatabaseUnavailable, openDatabase, type DatabaseHandle } from '../db/connection.js';
+import { serializeRequest } from '../log.js';
 import { TimeFormatter } from '../time.js';
 import { ConflictError, FieldErrors } from '../resources/write-errors.js';
 import { addCorsHeaders } from './cors.js';
@@ -26,8 +27,9 @@ export interface AppDependencies {
 
 export async function buildApp(config: Config, deps: AppDependencies = {}): Promise<FastifyInstance> {
   const database = deps.database ?? openDatabase(config.database);
+  const logger = deps.logger ?? { level: config.logLevel };
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel },
+    logger: typeof logger === 'object' ? { ...logger, serializers: { req: serializeRequest } } : logger,
     trustProxy: config.trustProxy,
     // Paths are matched by our own route table (routes.ts), so Fastify's router sees one wildcard.
     routerOptions: { maxParamLength: 65_536 },

@@ -6,7 +6,7 @@ import type { RouteMatch } from './routes.js';
 import type { FailureThrottle } from './throttle.js';
 
 export const throttled = (seconds: number) =>
-  new ApiError(429, `Request was throttled. Expected available in ${seconds} seconds.`, { 'retry-after': String(seconds) });
+  new ApiError(429, `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`, { 'retry-after': String(seconds) });
 
 /**
  * DRF's TokenAuthentication, with `Bearer` as a second scheme: no credentials (or another scheme)

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DatabaseHandle } from '../db/connection.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { recordAudit } from '../resources/audit.js';
-import { recordOpening } from '../resources/openings.js';
+import { recordDoorReport } from '../resources/openings.js';
 import { checkSecret } from './auth.js';
 import { parseBody } from './body.js';
 import { ApiError } from './errors.js';
@@ -40,7 +40,8 @@ export function legacyDoorHandler(database: DatabaseHandle, throttle: FailureThr
       if (open !== '0' && open !== '1') throw new ApiError(400, 'Did not understand open: expected 0 or 1');
       const nowUs = Date.now() * 1000;
       const created = await writeTransaction(database.db, async (trx) => {
-        const recorded = await recordOpening(trx, open === '1', nowUs);
+        // The time is read under the write lock, as in writes.ts.
+        const recorded = await recordDoorReport(trx, open === '1', Date.now() * 1000);
         if (recorded.created) {
           await recordAudit(trx, {
             timeUs: nowUs, tokenId: token.id, tokenName: token.name, method: 'POST', path: '/space/change_status',

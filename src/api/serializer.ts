@@ -70,7 +70,8 @@ function readField(field: TSchema, raw: unknown, form: boolean, options: ReadOpt
   const inner = nonNull(field);
   const allowsNull = inner !== field;
   // A form cannot send null: an empty value means null where null is allowed (DRF's html input).
-  if (raw === null || (form && allowsNull && raw === '')) return allowsNull ? { value: null } : { error: NOT_NULL };
+  // A relation reads an empty string as null in any body (DRF's RelatedField.run_validation).
+  if (raw === null || (raw === '' && ((form && allowsNull) || inner['x-relation']))) return allowsNull ? { value: null } : { error: NOT_NULL };
   if (inner['x-relation']) return readRelation(raw, inner['x-relation']);
   if (inner.type === 'array') return readRelations(raw, inner.items);
   if (inner.enum) return readChoice(raw, inner.enum as string[]);
@@ -112,7 +113,8 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@.]+$/u;
 function isWebUrl(value: string): boolean {
   try {
     const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && !/\s/.test(value);
+    // Django's URLValidator: http, https, ftp and ftps.
+    return ['http:', 'https:', 'ftp:', 'ftps:'].includes(url.protocol) && url.hostname !== '' && !/\s/.test(value);
   } catch {
     return false;
   }

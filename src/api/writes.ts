@@ -5,7 +5,7 @@ import { writeTransaction } from '../db/write-transaction.js';
 import { recordAudit } from '../resources/audit.js';
 import { createEvent, deleteEvent, EventFields, updateEvent, type EventInput } from '../resources/events.js';
 import { createMeeting, deleteMeeting, MeetingFields, updateMeeting, type MeetingInput } from '../resources/meetings.js';
-import { deleteOpening, OpeningFields, openingRecord, recordOpening, updateOpening, type OpeningInput } from '../resources/openings.js';
+import { deleteOpening, OpeningFields, openingRecord, recordDoorReport, backfillOpening, updateOpening, type OpeningInput } from '../resources/openings.js';
 import { createProject, deleteProject, ProjectFields, updateProject, type ProjectInput } from '../resources/projects.js';
 import type { RecordContext } from '../resources/record-context.js';
 import type { TokenInfo } from '../resources/tokens.js';
@@ -34,8 +34,8 @@ export const writable: Record<CollectionPath, WritableCollection> = {
   'space/openings': {
     table: 'openings',
     fields: OpeningFields,
-    // Creation goes through the door's rule (doorReport), never through here.
-    create: () => Promise.reject(new Error('openings are created by doorReport')),
+    // Creation goes through the door's rule (recordDoorReport), never through here.
+    create: () => Promise.reject(new Error('openings are created by recordDoorReport')),
     update: (db, id, input: Partial<OpeningInput>) => updateOpening(db, id, input),
     remove: deleteOpening,
   },
@@ -49,8 +49,6 @@ export interface WriteDependencies {
   timeZone: string;
 }
 
-/** How far ahead of the server's clock a backfilled time may be (clock skew), in microseconds. */
-const FUTURE_TOLERANCE_US = 60_000_000;
 
 /**
  * POST on a collection, PUT/PATCH/DELETE on a record. Authentication, permission and method were
@@ -73,9 +71,13 @@ export function writeHandler({ database, timeZone }: WriteDependencies) {
     if (route.kind === 'list' && collection === 'space/openings') {
       const input = read('create') as OpeningInput;
       if (input.time !== undefined && token.scope !== 'admin') throw forbidden();
-      if (input.time !== undefined && input.time > nowUs + FUTURE_TOLERANCE_US) throw new FieldErrors({ time: ['This time is in the future.'] });
+      if (input.time !== undefined && input.time > nowUs) throw new FieldErrors({ time: ['This time is in the future.'] });
       const outcome = await writeTransaction(database.db, async (trx) => {
-        const recorded = await recordOpening(trx, input.is_open, input.time ?? nowUs);
+        // "Now" is read under the write lock: a report timed before taking it could land behind
+        // one recorded meanwhile and be compared with the state before that one.
+        const recorded = input.time === undefined
+          ? await recordDoorReport(trx, input.is_open, Date.now() * 1000)
+          : await backfillOpening(trx, input.is_open, input.time);
         if (recorded.created) await audit(trx, recorded.id, 201);
         return recorded;
       });

@@ -49,18 +49,32 @@ export interface RecordedOpening {
 }
 
 /**
- * The door's rule: a state is recorded only when it differs from the state the space was in at
- * that time (the latest opening at or before it), so repeated reports never duplicate history.
- * Run it in a write transaction (db/write-transaction.ts), so that two reports cannot both see
- * the old state.
+ * The door's rule: a report is recorded only when it differs from the space's current state (the
+ * latest opening), so repeated reports never duplicate history. Run it in a write transaction
+ * (db/write-transaction.ts) and read `nowUs` inside it, so that two reports cannot both see the
+ * old state nor land out of order. A clock that stepped back is not allowed to put the new record
+ * behind the latest one.
  */
-export async function recordOpening(db: Db, isOpen: boolean, timeUs: number): Promise<RecordedOpening> {
+export async function recordDoorReport(db: Db, isOpen: boolean, nowUs: number): Promise<RecordedOpening> {
+  return recordUnlessSame(db, isOpen, nowUs, Number.MAX_SAFE_INTEGER);
+}
+
+/**
+ * A change at a given past time (an admin filling in history): recorded unless the space was
+ * already in that state at that time.
+ */
+export async function backfillOpening(db: Db, isOpen: boolean, timeUs: number): Promise<RecordedOpening> {
+  return recordUnlessSame(db, isOpen, timeUs, timeUs);
+}
+
+async function recordUnlessSame(db: Db, isOpen: boolean, timeUs: number, notAfterUs: number): Promise<RecordedOpening> {
   const before = await db.selectFrom('openings').select(['id', 'time_us', 'is_open'])
-    .where('time_us', '<=', timeUs).orderBy('time_us', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+    .where('time_us', '<=', notAfterUs).orderBy('time_us', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
   if (before && (before.is_open === 1) === isOpen) {
     return { id: before.id, created: false, row: { time_us: Number(before.time_us), is_open: before.is_open } };
   }
-  const row = await db.insertInto('openings').values({ time_us: timeUs, is_open: isOpen ? 1 : 0 })
+  const time = before ? Math.max(timeUs, Number(before.time_us)) : timeUs;
+  const row = await db.insertInto('openings').values({ time_us: time, is_open: isOpen ? 1 : 0 })
     .returning(['id', 'time_us', 'is_open']).executeTakeFirstOrThrow();
   return { id: row.id, created: true, row: { time_us: Number(row.time_us), is_open: row.is_open } };
 }
