@@ -127,8 +127,7 @@ const formatters = new Map<string, TimeFormatter>();
 
 /**
  * Parses an ISO 8601 date-time without an offset as a wall-clock time in `timeZone` (as Django
- * reads a naive time in the current zone). In a DST gap or overlap, the offset in force just
- * before the wall time is used. Returns null for anything else.
+ * reads a naive time in the current zone, fold=0). Returns null for anything else.
  */
 export function parseLocalMicros(text: string, timeZone: string): number | null {
   const trimmed = text.trim();
@@ -138,8 +137,12 @@ export function parseLocalMicros(text: string, timeZone: string): number | null 
   let formatter = formatters.get(timeZone);
   if (!formatter) formatters.set(timeZone, (formatter = new TimeFormatter(timeZone)));
   const wallSeconds = Math.floor(asUtc / 1_000_000);
-  // The offset at (wall − offset) is the one in force at that instant; one refinement settles it.
-  let offset = formatter.offsetSeconds(wallSeconds - formatter.offsetSeconds(wallSeconds));
-  offset = formatter.offsetSeconds(wallSeconds - offset) === offset ? offset : formatter.offsetSeconds(wallSeconds - 86_400);
+  // The offsets in force a day before and after cover both sides of any transition near it.
+  const before = formatter.offsetSeconds(wallSeconds - 86_400);
+  const after = formatter.offsetSeconds(wallSeconds + 86_400);
+  const valid = [before, after].filter((o) => formatter!.offsetSeconds(wallSeconds - o) === o);
+  // Twice on the clock (autumn): the first occurrence, as Python's fold=0. Skipped by the clock
+  // (spring): read with the offset before the change, as Python does.
+  const offset = valid.length === 0 ? before : Math.max(...valid);
   return asUtc - offset * 1_000_000;
 }

@@ -19,13 +19,18 @@ export async function authenticate(request: FastifyRequest, db: Db, throttle: Fa
   return checkSecret(db, throttle, request.ip, secret);
 }
 
-/** A presented secret (or a malformed header, as a 401): the token, or a 401/429. */
+/**
+ * A presented secret (or a malformed header, as a 401): the token, or a 401 — a 429 instead once
+ * the client has failed too often. A valid token is never throttled: guessing a 256-bit secret is
+ * hopeless anyway, and a door must not be locked out by a neighbour's broken script behind the
+ * same address.
+ */
 export async function checkSecret(db: Db, throttle: FailureThrottle, client: string, secret: string | ApiError): Promise<TokenInfo> {
   const now = Date.now();
-  const wait = throttle.waitSeconds(client, now);
-  if (wait > 0) throw throttled(wait);
   const token = typeof secret === 'string' && secret !== '' ? await findToken(db, secret) : undefined;
   if (!token) {
+    const wait = throttle.waitSeconds(client, now);
+    if (wait > 0) throw throttled(wait);
     throttle.recordFailure(client, now);
     throw typeof secret === 'string' ? invalidToken() : secret;
   }

@@ -48,7 +48,12 @@ export function parseForm(body: Buffer): Map<string, string[]> {
   return fields;
 }
 
-/** V8's message without the excerpt of the body it may quote (which could hold a secret). */
+/**
+ * V8's message without the excerpt of the body it may quote (`Unexpected token 'x', "…" is not
+ * valid JSON`, shortened with `...` for long bodies), which could hold a secret or an address.
+ */
 function jsonReason(error: Error): string {
-  return error.message.replace(/,? ".*" is not valid JSON$/s, '').replace(/^"[\s\S]*" is not valid JSON$/, 'not valid JSON') || 'not valid JSON';
+  const message = error.message;
+  const excerpt = message.search(/,? (?:\.\.\.)?"/);
+  return (excerpt === -1 ? message : message.slice(0, excerpt)).trim() || 'not valid JSON';
 }

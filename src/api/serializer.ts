@@ -33,7 +33,9 @@ export function readFields<S extends TObject>(schema: S, data: RequestData, opti
   for (const [name, field] of Object.entries(schema.properties) as [string, TSchema][]) {
     const present = source.has(name, isMany(field));
     if (!present) {
-      if (required.has(name) && options.mode !== 'patch') errors[name] = [REQUIRED];
+      const formDefault = data.kind === 'form' && options.mode !== 'patch' ? formFieldDefault(field, required.has(name)) : undefined;
+      if (formDefault !== undefined) values[name] = formDefault;
+      else if (required.has(name) && options.mode !== 'patch') errors[name] = [REQUIRED];
       continue;
     }
     const result = readField(field, source.get(name, isMany(field)), data.kind === 'form', options);
@@ -42,6 +44,17 @@ export function readFields<S extends TObject>(schema: S, data: RequestData, opti
   }
   if (Object.keys(errors).length > 0) throw new FieldErrors(errors);
   return values as Partial<Static<S>>;
+}
+
+/**
+ * A form cannot say "empty list" or "false": as in DRF, a list it leaves out is empty and an
+ * unchecked box is false. Required booleans (the door's `is_open`) must still be sent, so that a
+ * truncated report is never read as "closed".
+ */
+function formFieldDefault(field: TSchema, required: boolean): unknown {
+  if (isMany(field)) return [];
+  if (nonNull(field).type === 'boolean' && !required) return false;
+  return undefined;
 }
 
 interface Source {
@@ -90,14 +103,12 @@ function isMany(field: TSchema): boolean {
   return nonNull(field).type === 'array';
 }
 
+/** DRF's CharField: numbers are text too; surrounding whitespace is trimmed (trim_whitespace). */
 function readText(raw: unknown, field: TSchema): FieldResult {
   if (typeof raw !== 'string' && !(typeof raw === 'number' && Number.isFinite(raw))) return { error: 'Not a valid string.' };
-  const value = String(raw);
+  const value = String(raw).trim();
   if (value.includes('\0')) return { error: 'Null characters are not allowed.' };
-  if (value.trim() === '') {
-    if (field['x-not-blank']) return { error: 'This field may not be blank.' };
-    return { value };
-  }
+  if (value === '') return field['x-not-blank'] ? { error: 'This field may not be blank.' } : { value };
   // Lengths in characters (code points), as Python counts them.
   if (field.maxLength !== undefined && [...value].length > field.maxLength) {
     return { error: `Ensure this field has no more than ${field.maxLength} characters.` };
@@ -153,7 +164,10 @@ const DATETIME_FORMAT = 'Datetime has wrong format. Use one of these formats ins
 function readDateTime(raw: unknown, timeZone: string): FieldResult {
   if (typeof raw !== 'string') return { error: DATETIME_FORMAT };
   const value = parseIsoMicros(raw) ?? parseLocalMicros(raw, timeZone);
-  return value === null ? { error: DATETIME_FORMAT } : { value };
+  if (value === null) return { error: DATETIME_FORMAT };
+  // Microseconds are exact in a double up to 2^53 (the year 2255), and Django stops at 9999.
+  if (Math.abs(value) > Number.MAX_SAFE_INTEGER) return { error: 'Datetime is out of the supported range (years up to 2255).' };
+  return { value };
 }
 
 /**

@@ -71,7 +71,7 @@ export function writeHandler({ database, timeZone }: WriteDependencies) {
     if (route.kind === 'list' && collection === 'space/openings') {
       const input = read('create') as OpeningInput;
       if (input.time !== undefined && token.scope !== 'admin') throw forbidden();
-      if (input.time !== undefined && input.time > nowUs) throw new FieldErrors({ time: ['This time is in the future.'] });
+      refuseFutureTime(input, nowUs);
       const outcome = await writeTransaction(database.db, async (trx) => {
         // "Now" is read under the write lock: a report timed before taking it could land behind
         // one recorded meanwhile and be compared with the state before that one.
@@ -112,6 +112,7 @@ export function writeHandler({ database, timeZone }: WriteDependencies) {
     const record = await writeTransaction(database.db, async (trx) => {
       if (!(await exists(trx, spec.table, id))) throw notFound();
       const input = read(request.method === 'PUT' ? 'replace' : 'patch');
+      if (collection === 'space/openings') refuseFutureTime(input as Partial<OpeningInput>, nowUs);
       await spec.update(trx, id, input, nowUs);
       await audit(trx, id, 200);
       return collections[collection].find(trx, id, ctx);
@@ -119,6 +120,11 @@ export function writeHandler({ database, timeZone }: WriteDependencies) {
     database.noteWrite();
     return sendJson(reply.code(200), record);
   };
+}
+
+/** History is about the past: a future opening would also stamp every later door report. */
+function refuseFutureTime(input: Partial<OpeningInput>, nowUs: number): void {
+  if (input.time !== undefined && input.time > nowUs) throw new FieldErrors({ time: ['This time is in the future.'] });
 }
 
 async function exists(db: Db, table: WritableCollection['table'], id: number): Promise<boolean> {

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Db } from '../db/connection.js';
 import { countRecords } from './counts.js';
 import type { PageWindow, RecordContext } from './record-context.js';
+import { FieldErrors } from './write-errors.js';
 import { boolean, dateTime } from './write-schema.js';
 
 export const OpeningRecord = Type.Object({
@@ -59,12 +60,21 @@ export async function recordDoorReport(db: Db, isOpen: boolean, nowUs: number): 
   return recordUnlessSame(db, isOpen, nowUs, Number.MAX_SAFE_INTEGER);
 }
 
+export const NEXT_CHANGE_SAME = 'The next recorded change after this time already sets this state: correct that record instead.';
+
 /**
  * A change at a given past time (an admin filling in history): recorded unless the space was
- * already in that state at that time.
+ * already in that state at that time (200, nothing new); refused when the next record sets the
+ * same state, which would leave two changes to one state in a row.
  */
 export async function backfillOpening(db: Db, isOpen: boolean, timeUs: number): Promise<RecordedOpening> {
-  return recordUnlessSame(db, isOpen, timeUs, timeUs);
+  const recorded = await recordUnlessSame(db, isOpen, timeUs, timeUs);
+  if (!recorded.created) return recorded;
+  const next = await db.selectFrom('openings').select(['is_open'])
+    .where((eb) => eb.or([eb('time_us', '>', timeUs), eb.and([eb('time_us', '=', timeUs), eb('id', '>', recorded.id)])]))
+    .orderBy('time_us').orderBy('id').limit(1).executeTakeFirst();
+  if (next && (next.is_open === 1) === isOpen) throw new FieldErrors({ time: [NEXT_CHANGE_SAME] });
+  return recorded;
 }
 
 async function recordUnlessSame(db: Db, isOpen: boolean, timeUs: number, notAfterUs: number): Promise<RecordedOpening> {

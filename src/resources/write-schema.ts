@@ -71,10 +71,20 @@ export function nullable<T extends TSchema>(schema: T, options: SchemaOptions = 
  */
 export async function missingIds(db: Db, table: 'users' | 'events', ids: readonly number[]): Promise<Set<number>> {
   const wanted = [...new Set(ids)];
-  if (wanted.length === 0) return new Set();
-  const found = await db.selectFrom(table).select('id').where('id', 'in', wanted).execute();
-  const present = new Set(found.map((r) => r.id));
+  const present = new Set<number>();
+  for (const chunk of chunks(wanted)) {
+    for (const row of await db.selectFrom(table).select('id').where('id', 'in', chunk).execute()) present.add(row.id);
+  }
   return new Set(wanted.filter((id) => !present.has(id)));
+}
+
+/** SQLite takes at most 32,766 parameters per statement: long lists go in slices. */
+const CHUNK_SIZE = 500;
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const slices: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK_SIZE) slices.push(items.slice(i, i + CHUNK_SIZE));
+  return slices;
 }
 
 /** Replaces the users linked to `ownerId` through a join table (participants, members). */
@@ -86,7 +96,7 @@ export async function replaceLinkedUsers(
   userIds: readonly number[],
 ): Promise<void> {
   await sql`delete from ${sql.table(table)} where ${sql.ref(ownerColumn)} = ${ownerId}`.execute(db);
-  const unique = [...new Set(userIds)];
-  if (unique.length === 0) return;
-  await sql`insert into ${sql.table(table)} (${sql.ref(ownerColumn)}, user_id) values ${sql.join(unique.map((id) => sql`(${ownerId}, ${id})`))}`.execute(db);
+  for (const chunk of chunks([...new Set(userIds)])) {
+    await sql`insert into ${sql.table(table)} (${sql.ref(ownerColumn)}, user_id) values ${sql.join(chunk.map((id) => sql`(${ownerId}, ${id})`))}`.execute(db);
+  }
 }
