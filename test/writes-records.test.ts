@@ -1175,3 +1175,31 @@ describe('DRF details: trimming, form defaults, long lists, time bounds', () => 
     }
   });
 });
+
+describe('ids are never reused', () => {
+  let ctx: Ctx;
+  before(async () => {
+    ctx = await open();
+  });
+  after(() => ctx?.server.close());
+
+  it('deleting the newest record does not hand its id to the next one, in any collection', async () => {
+    const bodies: Record<string, () => unknown> = {
+      users: () => ({ username: `reuse ${Math.random()}` }),
+      projects: () => ({ title: 'Reuse', maintainer: userUrl(ctx, 1), status: 'p', progress: 0, short_description: 'r' }),
+      events: () => ({ title: 'Reuse', status: 'r' }),
+    };
+    for (const [collection, body] of Object.entries(bodies)) {
+      const first = createdId(ctx, await send(ctx, 'POST', `/api/${collection}/`, { json: body() }), collection);
+      assert.equal((await send(ctx, 'DELETE', `/api/${collection}/${first}/`)).status, 204);
+      const second = createdId(ctx, await send(ctx, 'POST', `/api/${collection}/`, { json: body() }), collection);
+      assert.ok(second > first, `${collection}: ${second} after deleting ${first}`);
+    }
+    const latest = (await listAll(ctx, 'space/openings'))[0];
+    const opened = await send(ctx, 'POST', '/api/space/openings/', { json: { is_open: !latest.is_open } });
+    const id = Number(/\/(\d+)\/$/.exec(opened.headers.location!)![1]);
+    assert.equal((await send(ctx, 'DELETE', `/api/space/openings/${id}/`)).status, 204);
+    const again = await send(ctx, 'POST', '/api/space/openings/', { json: { is_open: !latest.is_open } });
+    assert.ok(Number(/\/(\d+)\/$/.exec(again.headers.location!)![1]) > id);
+  });
+});

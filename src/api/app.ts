@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
-import { isDatabaseUnavailable, openDatabase, type DatabaseHandle } from '../db/connection.js';
+import { isConstraintViolation, isDatabaseUnavailable, openDatabase, type DatabaseHandle } from '../db/connection.js';
 import { serializeRequest } from '../log.js';
 import { TimeFormatter } from '../time.js';
 import { ConflictError, FieldErrors } from '../resources/write-errors.js';
@@ -72,6 +72,12 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     const status = (error as { statusCode?: number }).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       return sendJson(reply.code(status), { detail: publicClientMessage(status) });
+    }
+    if (isConstraintViolation(error)) {
+      // Our checks run under the write lock, so only a writer that bypasses it (another tool on
+      // the database) can get here: a conflict to retry, not a server fault.
+      request.log.warn({ err: error }, 'constraint violated');
+      return sendJson(reply.code(409), { detail: 'The change conflicts with the current data; try again.' });
     }
     if (isDatabaseUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');

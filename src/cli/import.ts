@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
+import { writeTransaction } from '../db/write-transaction.js';
 import { importRecords, readFixture, type ImportReport } from '../interchange/import.js';
 import { UsageError, type Command } from './command.js';
 
@@ -39,7 +40,7 @@ async function importFile(config: Config, file: string): Promise<number> {
   const started = performance.now();
   try {
     await migrateToLatest(database.db);
-    const report = await database.db.transaction().execute((trx) =>
+    const report = await writeTransaction(database.db, (trx) =>
       importRecords(trx, readFixture(file), { onProgress: (n) => progress.update(n) }));
     progress.clear();
     process.stderr.write(formatReport(report, file, (performance.now() - started) / 1000));

@@ -43,3 +43,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL)/.test(code)) return true;
   return isPostgresConnectionFailure(error);
 }
+
+/** A unique, foreign-key or check constraint refused a write (SQLite or PostgreSQL class 23). */
+export function isConstraintViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_CONSTRAINT') || /^23[0-9A-Z]{3}$/.test(code));
+}

@@ -191,10 +191,35 @@ const auditLog: Migration = {
   },
 };
 
+/**
+ * SQLite numbers a new row max(id) + 1, so deleting the newest record would hand its id (and its
+ * URL, and its audit entries) to the next one; Django's SQLite tables and PostgreSQL identities
+ * never reuse ids. A trigger keeps the highest id ever deleted per table, and new records are
+ * numbered above it (nextId in write-schema.ts).
+ */
+const idHighWater: Migration = {
+  async up(db: Kysely<any>) {
+    if (engineOf(db) === 'postgres') return;
+    await db.schema
+      .createTable('deleted_id_high_water')
+      .addColumn('collection', 'text', (c) => c.primaryKey())
+      .addColumn('id', 'integer', (c) => c.notNull())
+      .execute();
+    for (const table of COUNTED_TABLES) {
+      await db.insertInto('deleted_id_high_water').values({ collection: table, id: 0 }).execute();
+      await sql`create trigger ${sql.id(`${table}_deleted_id`)} after delete on ${sql.table(table)}
+        begin
+          update deleted_id_high_water set id = old.id where collection = ${sql.lit(table)} and id < old.id;
+        end`.execute(db);
+    }
+  },
+};
+
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_api_tokens': apiTokens,
   '0003_audit_log': auditLog,
+  '0004_id_high_water': idHighWater,
 };
 
 class InCodeProvider implements MigrationProvider {

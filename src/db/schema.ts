@@ -94,6 +94,12 @@ export interface AuditLogTable {
   status: number;
 }
 
+/** SQLite only: the highest id ever deleted per table, so that ids are never reused. */
+export interface DeletedIdHighWaterTable {
+  collection: string;
+  id: number;
+}
+
 export interface Database {
   users: UsersTable;
   openings: OpeningsTable;
@@ -105,6 +111,7 @@ export interface Database {
   collection_counts: CollectionCountsTable;
   api_tokens: ApiTokensTable;
   audit_log: AuditLogTable;
+  deleted_id_high_water: DeletedIdHighWaterTable;
 }
 
 export const COUNTED_TABLES = ['users', 'openings', 'projects', 'events', 'meetings'] as const;

@@ -1,5 +1,6 @@
 import type { Db } from '../db/connection.js';
 import type { CountedTable } from '../db/schema.js';
+import { writeTransaction } from '../db/write-transaction.js';
 import { importRecords, type ImportReport } from '../interchange/import.js';
 import { clearAllData, nonEmptyCollections } from './clear.js';
 import { demoRecords, type DemoSizes } from './generate.js';
@@ -21,7 +22,7 @@ export type LoadDemoOutcome =
  */
 export async function loadDemo(db: Db, sizes: DemoSizes, seed: number, options: LoadDemoOptions = {}): Promise<LoadDemoOutcome> {
   const started = performance.now();
-  return db.transaction().execute(async (trx): Promise<LoadDemoOutcome> => {
+  return writeTransaction(db, async (trx): Promise<LoadDemoOutcome> => {
     const existing = await nonEmptyCollections(trx);
     if (existing.length > 0 && !options.replace) return { loaded: false, existing };
     if (existing.length > 0) await clearAllData(trx);

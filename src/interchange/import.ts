@@ -28,7 +28,8 @@ const PROGRESS_EVERY = 4096;
 
 /**
  * Upserts dumpdata records by pk. The CALLER owns the transaction: call as
- * `db.transaction().execute(trx => importRecords(trx, records))`, so that an ImportError (which
+ * `writeTransaction(db, trx => importRecords(trx, records))` (db/write-transaction.ts: it also
+ * keeps API writes from interleaving), so that an ImportError (which
  * names the model and pk) leaves the database as it was. References are checked after the last
  * record, so records may come in any order and may refer to rows already in the database.
  */

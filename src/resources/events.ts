@@ -4,7 +4,7 @@ import type { Db } from '../db/connection.js';
 import { countRecords } from './counts.js';
 import type { PageWindow, RecordContext } from './record-context.js';
 import { ConflictError, DOES_NOT_EXIST, FieldErrors } from './write-errors.js';
-import { choice, dateTime, missingIds, nullable, relation, text } from './write-schema.js';
+import { choice, dateTime, missingIds, nullable, relation, text, nextId } from './write-schema.js';
 
 export const EVENT_STATUSES = ['r', 'i'] as const;
 
@@ -116,6 +116,7 @@ async function checkOrganizer(db: Db, input: Partial<EventInput>): Promise<void>
 export async function createEvent(db: Db, input: EventInput): Promise<number> {
   await checkOrganizer(db, input);
   const { id } = await db.insertInto('events').values({
+    id: await nextId(db, 'events'),
     title: input.title,
     place: input.place ?? '',
     start_us: input.start ?? null,

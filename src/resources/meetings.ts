@@ -4,7 +4,7 @@ import { countRecords } from './counts.js';
 import type { PageWindow, RecordContext } from './record-context.js';
 import { relatedUserIds } from './related-users.js';
 import { DOES_NOT_EXIST, throwIfAny, type FieldMessages } from './write-errors.js';
-import { missingIds, relation, relations, replaceLinkedUsers, text, url } from './write-schema.js';
+import { missingIds, relation, relations, replaceLinkedUsers, text, url, nextId } from './write-schema.js';
 
 export const MeetingRecord = Type.Object({
   id: Type.Integer(),
@@ -87,6 +87,7 @@ async function checkReferences(db: Db, input: Partial<MeetingInput>, exceptId: n
 export async function createMeeting(db: Db, input: MeetingInput): Promise<number> {
   await checkReferences(db, input, null);
   const { id } = await db.insertInto('meetings').values({
+    id: await nextId(db, 'meetings'),
     event_id: input.event,
     agenda: input.OJ ?? '',
     minutes: input.PV ?? '',

@@ -3,7 +3,7 @@ import type { Db } from '../db/connection.js';
 import { countRecords } from './counts.js';
 import type { PageWindow, RecordContext } from './record-context.js';
 import { FieldErrors } from './write-errors.js';
-import { boolean, dateTime } from './write-schema.js';
+import { boolean, dateTime, nextId } from './write-schema.js';
 
 export const OpeningRecord = Type.Object({
   time: Type.String({ format: 'date-time' }),
@@ -84,7 +84,7 @@ async function recordUnlessSame(db: Db, isOpen: boolean, timeUs: number, notAfte
     return { id: before.id, created: false, row: { time_us: Number(before.time_us), is_open: before.is_open } };
   }
   const time = before ? Math.max(timeUs, Number(before.time_us)) : timeUs;
-  const row = await db.insertInto('openings').values({ time_us: time, is_open: isOpen ? 1 : 0 })
+  const row = await db.insertInto('openings').values({ id: await nextId(db, 'openings'), time_us: time, is_open: isOpen ? 1 : 0 })
     .returning(['id', 'time_us', 'is_open']).executeTakeFirstOrThrow();
   return { id: row.id, created: true, row: { time_us: Number(row.time_us), is_open: row.is_open } };
 }

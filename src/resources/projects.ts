@@ -5,7 +5,7 @@ import { countRecords } from './counts.js';
 import type { PageWindow, RecordContext } from './record-context.js';
 import { relatedUserIds } from './related-users.js';
 import { DOES_NOT_EXIST, throwIfAny, type FieldMessages } from './write-errors.js';
-import { choice, integer, missingIds, relation, relations, replaceLinkedUsers, text } from './write-schema.js';
+import { choice, integer, missingIds, relation, relations, replaceLinkedUsers, text, nextId } from './write-schema.js';
 
 export const PROJECT_STATUSES = ['a', 'd', 'f', 'i', 'p'] as const;
 
@@ -80,6 +80,7 @@ async function checkUsers(db: Db, input: Partial<ProjectInput>): Promise<void> {
 export async function createProject(db: Db, input: ProjectInput, nowUs: number): Promise<number> {
   await checkUsers(db, input);
   const { id } = await db.insertInto('projects').values({
+    id: await nextId(db, 'projects'),
     title: input.title,
     maintainer_id: input.maintainer,
     status: input.status,

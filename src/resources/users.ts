@@ -3,7 +3,7 @@ import type { Db } from '../db/connection.js';
 import { countRecords } from './counts.js';
 import type { PageWindow, RecordContext } from './record-context.js';
 import { ConflictError, FieldErrors } from './write-errors.js';
-import { boolean, email, text } from './write-schema.js';
+import { boolean, email, text, nextId } from './write-schema.js';
 
 export const UserRecord = Type.Object({
   username: Type.String(),
@@ -77,7 +77,7 @@ async function usernameTaken(db: Db, username: string, exceptId: number | null):
 export async function createUser(db: Db, input: UserInput): Promise<number> {
   if (await usernameTaken(db, input.username, null)) throw new FieldErrors({ username: [USERNAME_TAKEN] });
   const row = await db.insertInto('users')
-    .values({ username: input.username, email: input.email ?? '', has_key: input.has_key ? 1 : 0 })
+    .values({ id: await nextId(db, 'users'), username: input.username, email: input.email ?? '', has_key: input.has_key ? 1 : 0 })
     .returning('id').executeTakeFirstOrThrow();
   return row.id;
 }

@@ -1,6 +1,7 @@
 import { Type, type SchemaOptions, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import { sql } from 'kysely';
-import type { Db } from '../db/connection.js';
+import { engineOf, type Db } from '../db/connection.js';
+import type { CountedTable } from '../db/schema.js';
 
 /**
  * Building blocks of the writable-field schemas. Each resource has one TypeBox object of the
@@ -99,4 +100,17 @@ export async function replaceLinkedUsers(
   for (const chunk of chunks([...new Set(userIds)])) {
     await sql`insert into ${sql.table(table)} (${sql.ref(ownerColumn)}, user_id) values ${sql.join(chunk.map((id) => sql`(${ownerId}, ${id})`))}`.execute(db);
   }
+}
+
+/**
+ * The id for a new record, or undefined to let the database choose: PostgreSQL's identities never
+ * reuse an id; on SQLite, numbers above both the highest id in use and the highest ever deleted
+ * (migration 0004), so that a deleted record's URL never comes to mean another record.
+ */
+export async function nextId(db: Db, table: CountedTable): Promise<number | undefined> {
+  if (engineOf(db) === 'postgres') return undefined;
+  const { rows } = await sql<{ id: number }>`select max(
+      coalesce((select max(id) from ${sql.table(table)}), 0),
+      coalesce((select id from deleted_id_high_water where collection = ${table}), 0)) + 1 as id`.execute(db);
+  return rows[0].id;
 }
