@@ -727,6 +727,30 @@ describe('legacy POST /space/change_status', () => {
     ]);
   });
 
+  it('multipart bodies work too, as Django filled request.POST from them (curl -F)', async () => {
+    const server = await start();
+    const { door } = await tokensFor(server);
+    const multipart = (fields: Record<string, string>) => {
+      const form = new FormData();
+      for (const [k, v] of Object.entries(fields)) form.append(k, v);
+      return new Response(form);
+    };
+    const send = async (fields: Record<string, string>) => {
+      const res = multipart(fields);
+      const body = Buffer.from(await res.arrayBuffer()).toString('latin1');
+      return call(server.base, '/space/change_status', { body, headers: { 'content-type': res.headers.get('content-type')! } });
+    };
+    assertJson(await send({ secret: door, open: '1' }), 200, { open: 1 }, 'multipart');
+    assert.deepEqual((await openings(server.base)).results.map((r) => r.is_open), [true]);
+    assertJson(await send({ secret: door, open: 'x' }), 400, { error: 'Did not understand open: expected 0 or 1' }, 'bad open');
+    assertJson(await call(server.base, '/space/change_status', { body: 'garbage', headers: { 'content-type': 'multipart/form-data; boundary=zz' } }), 400, { error: 'Malformed multipart body' }, 'malformed');
+    // The API's own routes parse JSON and forms only, as the contract lists.
+    const res = multipart({ is_open: 'false' });
+    const type = res.headers.get('content-type')!;
+    const api = await call(server.base, '/api/space/openings/', { secret: door, body: Buffer.from(await res.arrayBuffer()).toString('latin1'), headers: { 'content-type': type } });
+    assertJson(api, 415, { detail: `Unsupported media type "${type}" in request.` }, 'multipart on the API');
+  });
+
   it('400 {"error": …} for a missing secret, a missing or bad `open`, and for GET; never echoing the secret', async () => {
     const server = await start();
     const { door } = await tokensFor(server);

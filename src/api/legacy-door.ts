@@ -5,6 +5,7 @@ import { recordAudit } from '../resources/audit.js';
 import { recordDoorReport } from '../resources/openings.js';
 import { checkSecret } from './auth.js';
 import { parseBody } from './body.js';
+import type { RequestData } from './serializer.js';
 import { ApiError } from './errors.js';
 import { sendJson } from './json.js';
 import type { FailureThrottle } from './throttle.js';
@@ -23,7 +24,7 @@ export function legacyDoorHandler(database: DatabaseHandle, throttle: FailureThr
     reply.header('allow', 'POST');
     try {
       if (request.method !== 'POST') throw new ApiError(400, 'Only POST requests are allowed');
-      const data = parseBody(request.headers['content-type'], request.body as Buffer | undefined);
+      const data = await legacyBody(request.headers['content-type'], request.body as Buffer | undefined);
       const field = (name: string): string | undefined => {
         if (data.kind === 'form') return data.fields.get(name)?.at(-1);
         const value = (data.value as Record<string, unknown> | null)?.[name];
@@ -57,4 +58,24 @@ export function legacyDoorHandler(database: DatabaseHandle, throttle: FailureThr
       return sendJson(reply.code(error.status).headers(error.headers), { error: error.detail });
     }
   };
+}
+
+/**
+ * The original read Django's request.POST, which multipart bodies fill too (`curl -F`, Python
+ * requests with `files=`): accepted here, on this route only; text fields only.
+ */
+async function legacyBody(contentType: string | undefined, body: Buffer | undefined): Promise<RequestData> {
+  if (!contentType?.toLowerCase().trimStart().startsWith('multipart/form-data') || body === undefined) return parseBody(contentType, body);
+  let form: FormData;
+  try {
+    form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+  } catch {
+    throw new ApiError(400, 'Malformed multipart body');
+  }
+  const fields = new Map<string, string[]>();
+  for (const [name, value] of form.entries()) {
+    if (typeof value !== 'string') continue;
+    fields.set(name, [...(fields.get(name) ?? []), value]);
+  }
+  return { kind: 'form', fields };
 }
