@@ -103,3 +103,27 @@ export async function deleteOpening(db: Db, id: number): Promise<boolean> {
   const result = await db.deleteFrom('openings').where('id', '=', id).executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
+
+/** The space's current state: the latest opening's, or unknown (nulls) before the first one. */
+export const SpaceStatusRecord = Type.Object({
+  is_open: Type.Union([Type.Boolean(), Type.Null()]),
+  since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+export type SpaceStatusRecord = Static<typeof SpaceStatusRecord>;
+
+export interface SpaceState {
+  /** The latest opening's id (a change's event id), or null before the first opening. */
+  id: number | null;
+  isOpen: boolean | null;
+  sinceUs: number | null;
+}
+
+export async function currentSpaceState(db: Db): Promise<SpaceState> {
+  const latest = await db.selectFrom('openings').select(['id', 'time_us', 'is_open'])
+    .orderBy('time_us', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return latest ? { id: latest.id, isOpen: latest.is_open === 1, sinceUs: Number(latest.time_us) } : { id: null, isOpen: null, sinceUs: null };
+}
+
+export function spaceStatusRecord(state: SpaceState, ctx: Pick<RecordContext, 'time'>): SpaceStatusRecord {
+  return { is_open: state.isOpen, since: state.sinceUs === null ? null : ctx.time(state.sinceUs) };
+}
