@@ -28,8 +28,9 @@ export function openSqlite(file: string): DatabaseHandle {
       ownWrites++;
     },
     ping: async () => {
-      // Reads the file (a bare `select 1` would not), so a broken or closed file shows.
-      sqlite.prepare('select n from collection_counts limit 1').get();
+      // Reads the file's schema page (a bare `select 1` would not), so a broken or closed file
+      // shows; it exists before any migration, so a brand-new database passes.
+      sqlite.prepare('select count(*) from sqlite_master').get();
     },
     close: () => db.destroy(),
   };
