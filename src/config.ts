@@ -33,6 +33,31 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Upper bound, in bytes, of the response bodies kept for repeated reads (0 disables). */
   readonly responseCacheBytes: number;
+  /** The operator's SpaceAPI file (absolute path), read and validated by spaceapi/; null: no /spaceapi.json. */
+  readonly spaceApiConfig: string | null;
+  /** The push stream (GET /api/space/stream/). */
+  readonly stream: StreamSettings;
+  /** Webhooks for changes of the space's state; none when `urls` is empty. */
+  readonly webhooks: WebhookSettings;
+}
+
+export interface StreamSettings {
+  /** A comment line this often on every stream (STREAM_HEARTBEAT_MS). */
+  readonly heartbeatMs: number;
+  /** SQLite: how often a process with stream clients looks for other processes' commits (STREAM_POLL_MS). */
+  readonly pollMs: number;
+}
+
+export interface WebhookSettings {
+  readonly urls: readonly string[];
+  /** The HMAC key of X-Signature-256 (never logged); non-null whenever `urls` is not empty. */
+  readonly secret: string | null;
+  /** Longest wait for a receiver's answer to one attempt. */
+  readonly timeoutMs: number;
+  /** Delay before the first retry; each next one doubles (up to a minute). */
+  readonly firstRetryMs: number;
+  /** No retry starts later than this after the first attempt. */
+  readonly giveUpMs: number;
 }
 
 export const DEFAULT_DATABASE_FILE = 'data/hackerspace.sqlite';
@@ -137,6 +162,49 @@ function readAvatarDefault(raw: string | undefined): string {
   return value;
 }
 
+/**
+ * The SpaceAPI file (YAML when its name ends in .yaml/.yml, else JSON). Its content is read and
+ * checked when the server starts (spaceapi/config-file.ts), not by every command.
+ */
+function readSpaceApiConfig(raw: string | undefined): string | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  return path.resolve(raw.trim());
+}
+
+/** WEBHOOK_URLS: comma-separated absolute http(s) URLs (duplicates ignored). */
+function readWebhookUrls(raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  const urls: string[] = [];
+  for (const [index, item] of raw.split(',').map((s) => s.trim()).entries()) {
+    if (item === '') continue;
+    let url: URL;
+    try {
+      url = new URL(item);
+    } catch {
+      throw new ConfigError('WEBHOOK_URLS', `item ${index + 1} is not an absolute URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new ConfigError('WEBHOOK_URLS', `item ${index + 1} must start with http:// or https://`);
+    }
+    if (!urls.includes(url.href)) urls.push(url.href);
+  }
+  return urls;
+}
+
+function readWebhooks(env: Env): WebhookSettings {
+  const urls = readWebhookUrls(env.WEBHOOK_URLS);
+  // Used as given (the receivers must use the same bytes); never echoed in a message.
+  const secret = env.WEBHOOK_SECRET === undefined || env.WEBHOOK_SECRET.trim() === '' ? null : env.WEBHOOK_SECRET;
+  if (urls.length > 0 && secret === null) throw new ConfigError('WEBHOOK_SECRET', 'is required when WEBHOOK_URLS is set (the key that signs every delivery)');
+  return Object.freeze({
+    urls: Object.freeze(urls) as readonly string[],
+    secret,
+    timeoutMs: readInteger(env, 'WEBHOOK_TIMEOUT_MS', 5000, 10, 600_000),
+    firstRetryMs: readInteger(env, 'WEBHOOK_FIRST_RETRY_MS', 1000, 10, 5000),
+    giveUpMs: readInteger(env, 'WEBHOOK_GIVE_UP_S', 600, 1, 7 * 86_400) * 1000,
+  });
+}
+
 /** Reads and validates the environment once; the result is frozen. */
 export function loadConfig(env: Env = process.env): Config {
   // 10,000 keeps a page's id list within SQLite's limit on bound parameters.
@@ -160,6 +228,12 @@ export function loadConfig(env: Env = process.env): Config {
     avatarDefault: readAvatarDefault(env.AVATAR_DEFAULT),
     logLevel: readChoice(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     responseCacheBytes: readInteger(env, 'RESPONSE_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
+    spaceApiConfig: readSpaceApiConfig(env.SPACEAPI_CONFIG),
+    stream: Object.freeze({
+      heartbeatMs: readInteger(env, 'STREAM_HEARTBEAT_MS', 15_000, 10, 3_600_000),
+      pollMs: readInteger(env, 'STREAM_POLL_MS', 100, 10, 60_000),
+    }),
+    webhooks: readWebhooks(env),
   });
 }
 

@@ -33,6 +33,7 @@ describe('configuration from the environment', () => {
     assert.equal(config.avatarDefault, 'wavatar');
     assert.equal(config.logLevel, 'info');
     assert.equal(config.responseCacheBytes, 64 * 1024 * 1024);
+    assert.equal(config.spaceApiConfig, null);
     assert.ok(Object.isFrozen(config));
   });
 
@@ -41,11 +42,17 @@ describe('configuration from the environment', () => {
       DATABASE_URL: 'sqlite:/tmp/x/db.sqlite', HOST: '0.0.0.0', PORT: '9000', PUBLIC_URL: 'https://space.example.org/incubator/',
       TRUST_PROXY: 'true', TIME_ZONE: 'Europe/Brussels', PAGE_SIZE: '20', MAX_PAGE_SIZE: '50',
       AVATAR_FIELD: 'gravatar', AVATAR_HASH: 'sha256', AVATAR_DEFAULT: 'identicon', LOG_LEVEL: 'warn', RESPONSE_CACHE_MB: '0',
+      SPACEAPI_CONFIG: '/etc/space/spaceapi.yaml',
+      STREAM_HEARTBEAT_MS: '1000', STREAM_POLL_MS: '100', WEBHOOK_URLS: 'https://hooks.example.org/space', WEBHOOK_SECRET: 's3cret',
+      WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_FIRST_RETRY_MS: '500', WEBHOOK_GIVE_UP_S: '60',
     });
     assert.deepEqual({ ...config }, {
       database: { engine: 'sqlite', path: '/tmp/x/db.sqlite' }, host: '0.0.0.0', port: 9000,
       publicUrl: 'https://space.example.org/incubator', trustProxy: true, timeZone: 'Europe/Brussels',
       pageSize: 20, maxPageSize: 50, avatarField: 'gravatar', avatarHash: 'sha256', avatarDefault: 'identicon', logLevel: 'warn', responseCacheBytes: 0,
+      spaceApiConfig: '/etc/space/spaceapi.yaml',
+      stream: { heartbeatMs: 1000, pollMs: 100 },
+      webhooks: { urls: ['https://hooks.example.org/space'], secret: 's3cret', timeoutMs: 2000, firstRetryMs: 500, giveUpMs: 60_000 },
     });
   });
 

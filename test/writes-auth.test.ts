@@ -944,7 +944,7 @@ describe('CORS', () => {
       assert.equal(res.headers['access-control-allow-origin'], '*');
       assert.equal(res.headers['access-control-allow-methods'], 'GET, HEAD, OPTIONS', `${method} is not allowed`);
       assert.doesNotMatch(String(res.headers['access-control-allow-methods']), /POST|PUT|PATCH|DELETE/);
-      assert.equal(res.headers['access-control-allow-headers'], 'Accept, Authorization');
+      assert.equal(res.headers['access-control-allow-headers'], 'Accept, Authorization, Last-Event-ID');
       assert.equal(res.headers['access-control-max-age'], '86400');
     }
   });

@@ -1,7 +1,9 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { isConstraintViolation, isDatabaseUnavailable, openDatabase, type DatabaseHandle } from '../db/connection.js';
+import { SpaceLive } from '../live/space-live.js';
 import { serializeRequest } from '../log.js';
+import { loadSpaceApi } from '../spaceapi/config-file.js';
 import { TimeFormatter } from '../time.js';
 import { ConflictError, FieldErrors } from '../resources/write-errors.js';
 import { addCorsHeaders } from './cors.js';
@@ -12,6 +14,8 @@ import { LEGACY_DOOR_PATHS, legacyDoorHandler } from './legacy-door.js';
 import { avatarUrls, baseUrlOf, linkStyle, recordContext } from './links.js';
 import { actionsFor } from './metadata.js';
 import { resolveRequest, SAFE_METHODS } from './request-checks.js';
+import { isSpaceApi, spaceApiHandler } from './spaceapi.js';
+import { streamHandler } from './stream.js';
 import { ResponseCache } from './response-cache.js';
 import { clientError, frameworkError, publicClientMessage } from './transport-errors.js';
 import { FailureThrottle } from './throttle.js';
@@ -26,6 +30,8 @@ export interface AppDependencies {
 }
 
 export async function buildApp(config: Config, deps: AppDependencies = {}): Promise<FastifyInstance> {
+  // The operator's SpaceAPI file, checked before anything opens: a bad one is a ConfigError.
+  const spaceApiSetup = loadSpaceApi(config);
   const database = deps.database ?? openDatabase(config.database);
   const logger = deps.logger ?? { level: config.logLevel };
   const app = Fastify({
@@ -52,6 +58,11 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
 
   const health = healthCheck(database, pingTimeoutOf(config));
   const throttle = new FailureThrottle();
+  const spaceApi = spaceApiSetup && spaceApiHandler(database, spaceApiSetup);
+  if (spaceApiSetup) {
+    app.log.info({ spaceapi: spaceApiSetup.file, api_compatibility: spaceApiSetup.compatibility }, `SpaceAPI document from ${spaceApiSetup.file}`);
+    for (const note of spaceApiSetup.notes) app.log.warn({ spaceapi: spaceApiSetup.file }, `SpaceAPI: ${note}`);
+  }
   app.addHook('onRequest', async (request, reply) => {
     reply.headers(SECURITY_HEADERS);
     addCorsHeaders(request, reply);
@@ -59,6 +70,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     if (closing) throw new ApiError(503, 'Service temporarily unavailable.', { 'retry-after': RETRY_AFTER_SECONDS, connection: 'close' });
     // The load balancers' check is not part of the API: answered here, before the API's routing.
     if (isHealthCheck(request.raw.url)) return health(request, reply);
+    if (spaceApi && isSpaceApi(request.raw.url)) return spaceApi(request, reply);
     if (isLegacyDoor(request.raw.url)) return;
     return resolveRequest(request, reply, database.db, throttle);
   });
@@ -91,8 +103,13 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const times = new TimeFormatter(config.timeZone);
   const avatar = avatarUrls(config);
   const buildBody = bodyBuilder({ db: database.db, config, times, avatar });
-  const write = writeHandler({ database, timeZone: config.timeZone });
-  const legacyDoor = legacyDoorHandler(database, throttle);
+  // The push stream and webhooks; their streams end before the server closes.
+  const live = new SpaceLive(config, database, times, app.log);
+  app.decorate('live', live);
+  app.addHook('preClose', () => live.close());
+  const stream = streamHandler(live.feed, config);
+  const write = writeHandler({ database, timeZone: config.timeZone, onSpaceChange: live.committed });
+  const legacyDoor = legacyDoorHandler(database, throttle, live.committed);
 
   /** GET and HEAD from the cache when the data has not changed since the body was built. */
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -100,6 +117,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     const resolved = request.resolved;
     if (!resolved) throw notFound();
     const base = baseUrlOf(request, config);
+    if (resolved.route.kind === 'stream') return stream(request, reply, resolved);
     if (request.method === 'OPTIONS') return sendJson(reply, optionsBody(resolved.route, actionsFor(resolved.route, resolved.token)));
     if (!SAFE_METHODS.has(request.method)) {
       const style = linkStyle(base, resolved.route.suffix, resolved.format);

@@ -11,7 +11,8 @@ const READ_HEADERS = {
 
 const PREFLIGHT_HEADERS = {
   'access-control-allow-methods': 'GET, HEAD, OPTIONS',
-  'access-control-allow-headers': 'Accept, Authorization',
+  // Last-Event-ID: a cross-origin EventSource resuming the stream (api/stream.ts).
+  'access-control-allow-headers': 'Accept, Authorization, Last-Event-ID',
   'access-control-max-age': '86400',
 } as const;
 

@@ -2,7 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DatabaseHandle } from '../db/connection.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { recordAudit } from '../resources/audit.js';
-import { recordDoorReport } from '../resources/openings.js';
+import { recordDoorReport, type SpaceState } from '../resources/openings.js';
+import { spaceChangeByRecord } from '../live/space-changes.js';
 import { checkSecret } from './auth.js';
 import { parseBody } from './body.js';
 import type { RequestData } from './serializer.js';
@@ -19,7 +20,7 @@ export const LEGACY_DOOR_PATHS: ReadonlySet<string> = new Set(['/space/change_st
  * the state changed. Errors keep the original's `{"error": "..."}` shape and never repeat the
  * secret (the original did).
  */
-export function legacyDoorHandler(database: DatabaseHandle, throttle: FailureThrottle) {
+export function legacyDoorHandler(database: DatabaseHandle, throttle: FailureThrottle, onSpaceChange: (state: SpaceState) => void = () => {}) {
   return async function legacyDoor(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     reply.header('allow', 'POST');
     try {
@@ -40,7 +41,7 @@ export function legacyDoorHandler(database: DatabaseHandle, throttle: FailureThr
       if (open === undefined) throw new ApiError(400, 'Parameter open is required');
       if (open !== '0' && open !== '1') throw new ApiError(400, 'Did not understand open: expected 0 or 1');
       const nowUs = Date.now() * 1000;
-      const created = await writeTransaction(database.db, async (trx) => {
+      const change = await writeTransaction(database.db, async (trx) => {
         // The time is read under the write lock, as in writes.ts.
         const recorded = await recordDoorReport(trx, open === '1', Date.now() * 1000);
         if (recorded.created) {
@@ -49,9 +50,13 @@ export function legacyDoorHandler(database: DatabaseHandle, throttle: FailureThr
             collection: 'space/openings', recordId: recorded.id, status: 200,
           });
         }
-        return recorded.created;
+        // A door report that records anything is the new state (the stream's and webhooks' event).
+        return recorded.created ? spaceChangeByRecord(trx, recorded.id) : null;
       });
-      if (created) database.noteWrite();
+      if (change) {
+        database.noteWrite();
+        onSpaceChange(change);
+      }
       return sendJson(reply.code(200), { open: Number(open) });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;

@@ -26,7 +26,7 @@ const DOOR_FIELDS = new Set(['is_open']);
  * caller may not write there.
  */
 export function actionsFor(route: RouteMatch, token: TokenInfo | null): Record<string, Record<string, object>> | undefined {
-  if (token === null || route.kind === 'root') return undefined;
+  if (token === null || route.collection === null) return undefined;
   const method = route.kind === 'list' ? 'POST' : 'PUT';
   if (!mayWrite(token, route, method)) return undefined;
   const collection = route.collection!;

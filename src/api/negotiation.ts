@@ -24,3 +24,20 @@ export function checkAccept(accept: string | undefined): void {
   }
   throw notAcceptable();
 }
+
+/**
+ * The event stream's own negotiation: `text/event-stream`, `text/*` or `*\/*` (or no Accept);
+ * anything else (`application/json` alone, `application/xml`…) is a 406, in JSON like every
+ * error. A range with `q=0` admits nothing.
+ */
+export function checkEventStreamAccept(accept: string | undefined): void {
+  if (accept === undefined || accept.trim() === '') return;
+  for (const range of accept.split(',')) {
+    const [media, ...parameters] = range.split(';');
+    const type = media.trim().toLowerCase();
+    if (type !== '*/*' && type !== 'text/*' && type !== 'text/event-stream') continue;
+    const q = parameters.map((p) => /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(p)?.[1]).find((v) => v !== undefined);
+    if (q === undefined || Number(q) > 0) return;
+  }
+  throw notAcceptable();
+}

@@ -3,7 +3,7 @@ import type { Db } from '../db/connection.js';
 import type { TokenInfo } from '../resources/tokens.js';
 import { authenticate, mayWrite } from './auth.js';
 import { ApiError, methodNotAllowed, notAuthenticated, notFound } from './errors.js';
-import { checkAccept, requestedFormat, type Format } from './negotiation.js';
+import { checkAccept, checkEventStreamAccept, requestedFormat, type Format } from './negotiation.js';
 import { parseQuery, type QueryPair } from './query.js';
 import { ALLOW, decodePath, matchRoute, type RouteMatch } from './routes.js';
 import type { FailureThrottle } from './throttle.js';
@@ -30,6 +30,8 @@ const WRITE_METHODS: Record<RouteMatch['kind'], ReadonlySet<string>> = {
   root: new Set(),
   list: new Set(['POST']),
   detail: new Set(['PUT', 'PATCH', 'DELETE']),
+  status: new Set(),
+  stream: new Set(),
 };
 
 export const forbidden = () => new ApiError(403, 'You do not have permission to perform this action.');
@@ -55,7 +57,9 @@ export async function resolveRequest(request: FastifyRequest, reply: FastifyRepl
   reply.header('allow', ALLOW[route.kind]).header('vary', 'Accept');
   const query = parseQuery(rawQuery);
   const format = requestedFormat(route.suffix, query);
-  checkAccept(request.headers.accept);
+  // The event stream negotiates its own media type.
+  if (route.kind === 'stream') checkEventStreamAccept(request.headers.accept);
+  else checkAccept(request.headers.accept);
   const token = await authenticate(request, db, throttle);
   if (!SAFE_METHODS.has(request.method)) {
     if (token === null) throw notAuthenticated();

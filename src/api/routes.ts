@@ -7,7 +7,7 @@ import { MAX_ID } from '../db/schema.js';
 export const COLLECTIONS = ['users', 'space/openings', 'projects', 'meetings', 'events'] as const;
 export type CollectionPath = (typeof COLLECTIONS)[number];
 
-export type RouteKind = 'root' | 'list' | 'detail';
+export type RouteKind = 'root' | 'list' | 'detail' | 'status' | 'stream';
 
 export interface RouteMatch {
   kind: RouteKind;
@@ -22,6 +22,8 @@ export const ALLOW: Record<RouteKind, string> = {
   root: 'GET, HEAD, OPTIONS',
   list: 'GET, POST, HEAD, OPTIONS',
   detail: 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS',
+  status: 'GET, HEAD, OPTIONS',
+  stream: 'GET, HEAD, OPTIONS',
 };
 
 const collection = COLLECTIONS.join('|');
@@ -29,13 +31,17 @@ const PATTERNS: { kind: RouteKind; regex: RegExp }[] = [
   { kind: 'root', regex: /^\/api\/(?:\.([a-z0-9]+)\/?)?$/ },
   { kind: 'list', regex: new RegExp(`^/api/(${collection})(?:/|\\.([a-z0-9]+)/?)$`) },
   { kind: 'detail', regex: new RegExp(`^/api/(${collection})/([^/.]+)(?:/|\\.([a-z0-9]+)/?)$`) },
+  // The space's current state (read-only): `/api/space/status/`.
+  { kind: 'status', regex: /^\/api\/space\/status(?:\/|\.([a-z0-9]+)\/?)$/ },
+  // The push stream of the space's state (Server-Sent Events, api/stream.ts): no format suffix.
+  { kind: 'stream', regex: /^\/api\/space\/stream\/$/ },
 ];
 
 export function matchRoute(path: string): RouteMatch | null {
   for (const { kind, regex } of PATTERNS) {
     const m = regex.exec(path);
     if (!m) continue;
-    if (kind === 'root') return { kind, collection: null, id: null, suffix: m[1] ?? null };
+    if (kind === 'root' || kind === 'status' || kind === 'stream') return { kind, collection: null, id: null, suffix: m[1] ?? null };
     if (kind === 'list') return { kind, collection: m[1] as CollectionPath, id: null, suffix: m[2] ?? null };
     return { kind, collection: m[1] as CollectionPath, id: m[2], suffix: m[3] ?? null };
   }

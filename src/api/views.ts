@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/connection.js';
+import { currentSpaceState, spaceStatusRecord } from '../resources/openings.js';
 import type { TimeFormatter } from '../time.js';
 import { collections } from './collections.js';
 import { notFound } from './errors.js';
@@ -23,6 +24,7 @@ export function bodyBuilder({ db, config, times, avatar }: ViewDependencies) {
     const { route } = resolved;
     const style = linkStyle(base, route.suffix, resolved.format);
     if (route.kind === 'root') return rootBody(style);
+    if (route.kind === 'status') return spaceStatusRecord(await currentSpaceState(db), { time: (micros) => times.format(micros) });
     const resource = collections[route.collection!];
     const ctx = recordContext(style, config, times, avatar);
     if (route.kind === 'detail') {
@@ -64,6 +66,9 @@ function rootBody(style: LinkStyle): Record<string, string> {
 export function optionsBody(route: RouteMatch, actions?: object) {
   if (route.kind === 'root') {
     return { name: 'Api Root', description: 'The default basic root view for DefaultRouter', renders: ['application/json'], parses: PARSES };
+  }
+  if (route.kind === 'status') {
+    return { name: 'Space Status', description: 'Whether the space is open, and since when (the latest opening; nulls before the first).', renders: ['application/json'], parses: PARSES };
   }
   const view = collections[route.collection!].viewName;
   const body = { name: `${view} ${route.kind === 'list' ? 'List' : 'Instance'}`, description: '', renders: ['application/json'], parses: PARSES };

@@ -2,10 +2,11 @@ import type { TObject } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DatabaseHandle, Db } from '../db/connection.js';
 import { writeTransaction } from '../db/write-transaction.js';
+import { spaceChangeByRecord, spaceChangeSince } from '../live/space-changes.js';
 import { recordAudit } from '../resources/audit.js';
 import { createEvent, deleteEvent, EventFields, updateEvent, type EventInput } from '../resources/events.js';
 import { createMeeting, deleteMeeting, MeetingFields, updateMeeting, type MeetingInput } from '../resources/meetings.js';
-import { deleteOpening, OpeningFields, openingRecord, recordDoorReport, backfillOpening, updateOpening, type OpeningInput } from '../resources/openings.js';
+import { currentSpaceState, deleteOpening, OpeningFields, openingRecord, recordDoorReport, backfillOpening, updateOpening, type OpeningInput, type SpaceState } from '../resources/openings.js';
 import { createProject, deleteProject, ProjectFields, updateProject, type ProjectInput } from '../resources/projects.js';
 import type { RecordContext } from '../resources/record-context.js';
 import type { TokenInfo } from '../resources/tokens.js';
@@ -47,6 +48,8 @@ export const writable: Record<CollectionPath, WritableCollection> = {
 export interface WriteDependencies {
   database: DatabaseHandle;
   timeZone: string;
+  /** Called after the commit of a write that changed the space's state (the stream, webhooks). */
+  onSpaceChange?: (state: SpaceState) => void;
 }
 
 
@@ -55,7 +58,7 @@ export interface WriteDependencies {
  * checked before (request-checks.ts). Each write, its checks and its audit entry are one
  * transaction; the response is built from the committed record.
  */
-export function writeHandler({ database, timeZone }: WriteDependencies) {
+export function writeHandler({ database, timeZone, onSpaceChange = () => {} }: WriteDependencies) {
   return async function write(request: FastifyRequest, reply: FastifyReply, resolved: Resolved, style: LinkStyle, ctx: RecordContext): Promise<FastifyReply> {
     const { route } = resolved;
     const token = resolved.token as TokenInfo;
@@ -79,11 +82,14 @@ export function writeHandler({ database, timeZone }: WriteDependencies) {
           ? await recordDoorReport(trx, input.is_open, Date.now() * 1000)
           : await backfillOpening(trx, input.is_open, input.time);
         if (recorded.created) await audit(trx, recorded.id, 201);
-        return recorded;
+        // The stream's and webhooks' event, when the new opening is now the space's state.
+        const change = recorded.created ? await spaceChangeByRecord(trx, recorded.id) : null;
+        return { ...recorded, change };
       });
       const body = openingRecord(outcome.row, ctx);
       if (!outcome.created) return sendJson(reply.code(200), body);
       database.noteWrite();
+      if (outcome.change) onSpaceChange(outcome.change);
       return sendJson(reply.code(201).header('location', apiUrl(style, collection, outcome.id)), body);
     }
 
@@ -102,22 +108,27 @@ export function writeHandler({ database, timeZone }: WriteDependencies) {
     if (id === null) throw notFound();
     // As DRF: the record is looked up (404) before the body is read (415, 400).
     if (request.method === 'DELETE') {
-      await writeTransaction(database.db, async (trx) => {
+      const change = await writeTransaction(database.db, async (trx) => {
+        const before = collection === 'space/openings' ? await currentSpaceState(trx) : null;
         if (!(await spec.remove(trx, id))) throw notFound();
         await audit(trx, id, 204);
+        return before && spaceChangeSince(trx, before);
       });
       database.noteWrite();
+      if (change) onSpaceChange(change);
       return reply.code(204).send();
     }
-    const record = await writeTransaction(database.db, async (trx) => {
+    const { record, change } = await writeTransaction(database.db, async (trx) => {
       if (!(await exists(trx, spec.table, id))) throw notFound();
+      const before = collection === 'space/openings' ? await currentSpaceState(trx) : null;
       const input = read(request.method === 'PUT' ? 'replace' : 'patch');
       if (collection === 'space/openings') refuseFutureTime(input as Partial<OpeningInput>, nowUs);
       await spec.update(trx, id, input, nowUs);
       await audit(trx, id, 200);
-      return collections[collection].find(trx, id, ctx);
+      return { record: await collections[collection].find(trx, id, ctx), change: before && (await spaceChangeSince(trx, before)) };
     });
     database.noteWrite();
+    if (change) onSpaceChange(change);
     return sendJson(reply.code(200), record);
   };
 }

@@ -1,10 +1,11 @@
 import cluster from 'node:cluster';
 import { buildApp } from '../api/app.js';
-import type { Config } from '../config.js';
+import { ConfigError, type Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
 import { openWhenAvailable, StartupFailure, StartupStopped } from '../db/startup.js';
 import { createLogger, type Logger } from '../log.js';
+import { loadSpaceApi } from '../spaceapi/config-file.js';
 import { countRecords } from '../resources/counts.js';
 import { listen, stopSignal } from '../server.js';
 import { FIRST_RESTART_DELAY_MS, MAX_DEATHS_IN_WINDOW, MAX_RESTART_DELAY_MS, RESTART_WINDOW_MS, superviseWorkers } from '../supervisor.js';
@@ -77,6 +78,9 @@ export interface ServeOptions {
 export async function serve(config: Config, options: ServeOptions = {}): Promise<void> {
   // Before anything slow, so that a signal during the wait for the database ends it cleanly.
   const stop = stopSignal();
+  // A bad SpaceAPI file (a ConfigError, exit code 78) stops the service before it waits for the
+  // database or starts workers; buildApp reads the file again in each serving process.
+  if (cluster.isPrimary) loadSpaceApi(config);
   const log = createLogger(config.logLevel);
   try {
     if (options.workers !== undefined && cluster.isPrimary) {
@@ -99,6 +103,13 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     if (error instanceof StartupStopped) {
       log.info({}, error.message);
       process.exit(0);
+    }
+    if (error instanceof ConfigError) {
+      // The SpaceAPI file went bad while this process waited for the database: exit with the
+      // database still open (process.exit), as main.ts would for any configuration error.
+      log.fatal({}, `configuration error: ${error.message}`);
+      process.stderr.write(`configuration error: ${error.message}\n`);
+      process.exit(78);
     }
     if (error instanceof StartupFailure) {
       log.fatal({ err: error.cause }, error.message);

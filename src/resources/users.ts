@@ -46,6 +46,12 @@ export function findUser(db: Db, id: number): Promise<UserRow | undefined> {
   return db.selectFrom('users').select(columns).where('id', '=', id).executeTakeFirst();
 }
 
+/** Usernames of the users who have a key, in code-point order (names only: never an e-mail). */
+export async function keyHolderNames(db: Db): Promise<string[]> {
+  const rows = await db.selectFrom('users').select('username').where('has_key', '=', 1).orderBy('username').orderBy('id').execute();
+  return rows.map((row) => row.username);
+}
+
 /** The record under the name old clients know the avatar field by (AVATAR_FIELD=gravatar). */
 export type GravatarUserRecord = Omit<UserRecord, 'avatar'> & { gravatar: string };
 

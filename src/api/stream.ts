@@ -1,0 +1,98 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import type { SpaceFeed, Subscriber } from '../live/space-feed.js';
+import { ApiError } from './errors.js';
+import { RETRY_AFTER_SECONDS } from './health.js';
+import { baseUrlOf } from './links.js';
+import { sendJson } from './json.js';
+import { lastValue } from './query.js';
+import type { Resolved } from './request-checks.js';
+
+/**
+ * `GET /api/space/stream/`: the space's state as Server-Sent Events. On connect, the current
+ * state (`event: state`, `id: <opening id>`, `data: <the status JSON>`); then one such event per
+ * change, the moment this process learns of it (live/space-feed.ts). A client that comes back
+ * with `Last-Event-ID` (EventSource does it by itself; or `?lastEventId=`) gets the changes it
+ * missed instead, then the live ones. A comment line every STREAM_HEARTBEAT_MS keeps proxies from
+ * closing an idle stream. The route's checks are the API's (request-checks.ts: 301 without the
+ * slash, 401/403/405 for writes, Allow and Vary), except that it negotiates its own media type
+ * (negotiation.ts); it never goes through the response cache.
+ */
+export const STREAM_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  // nginx buffers responses by default: this turns it off for the stream.
+  'x-accel-buffering': 'no',
+} as const;
+
+/** A client that reads nothing while this much waits in its socket's buffer is cut off. */
+const MAX_BUFFERED_BYTES = 256 * 1024;
+
+const OPTIONS_BODY = {
+  name: 'Space Stream',
+  description: 'The space\'s state as Server-Sent Events: the current state, then one "state" event per change; Last-Event-ID resumes.',
+  renders: ['text/event-stream'],
+  parses: [],
+};
+
+/** Last-Event-ID (header, else `?lastEventId=`) as an event id; anything else counts as absent. */
+export function lastEventIdOf(header: string | string[] | undefined, resolved: Pick<Resolved, 'query'>): number | null {
+  const text = (Array.isArray(header) ? header.at(-1) : header) ?? lastValue(resolved.query, 'lastEventId');
+  if (text === undefined || !/^\s*[0-9]{1,15}\s*$/.test(text)) return null;
+  return Number(text.trim());
+}
+
+export function streamHandler(feed: SpaceFeed, config: Pick<Config, 'publicUrl'>) {
+  return async function stream(request: FastifyRequest, reply: FastifyReply, resolved: Resolved): Promise<FastifyReply> {
+    if (request.method === 'OPTIONS') return sendJson(reply, OPTIONS_BODY);
+    // The Host check every API route makes (its base URL is otherwise unused: events hold no links).
+    baseUrlOf(request, config);
+    if (request.method === 'HEAD') return reply.code(200).headers(STREAM_HEADERS).send();
+
+    const res = reply.raw;
+    let gone = false;
+    const subscriber: Subscriber = {
+      open(frames) {
+        reply.hijack();
+        res.writeHead(200, { ...reply.getHeaders(), ...STREAM_HEADERS } as Record<string, string>);
+        if (frames.length > 0) res.write(frames.length === 1 ? frames[0] : Buffer.concat(frames));
+        else res.flushHeaders();
+      },
+      send(frame) {
+        if (res.writableLength > MAX_BUFFERED_BYTES) {
+          res.destroy();
+          return;
+        }
+        res.write(frame);
+      },
+      end() {
+        res.end();
+        // The connection closes with the stream: nothing else is coming on it while shutting down.
+        res.socket?.end();
+      },
+    };
+    const onClose = () => {
+      gone = true;
+      feed.leave(subscriber);
+    };
+    res.on('close', onClose);
+    try {
+      await feed.join(subscriber, lastEventIdOf(request.headers['last-event-id'], resolved));
+    } catch (error) {
+      res.off('close', onClose);
+      // Shutting down: come back shortly (to this process's successor, or another one).
+      if (feed.isClosed) throw new ApiError(503, 'Service temporarily unavailable.', { 'retry-after': RETRY_AFTER_SECONDS, connection: 'close' });
+      throw error;
+    }
+    // The client left while joining: there is nobody to answer.
+    if (gone && !reply.sent) reply.hijack();
+    return reply;
+  };
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The process's push stream and webhooks (live/space-live.ts). */
+    live: import('../live/space-live.js').SpaceLive;
+  }
+}

@@ -1,0 +1,43 @@
+import type { Config } from '../config.js';
+import type { DatabaseHandle } from '../db/connection.js';
+import type { SpaceState } from '../resources/openings.js';
+import type { TimeFormatter } from '../time.js';
+import { SpaceFeed, type FeedLog } from './space-feed.js';
+import { WebhookSender, type WebhookLog } from './webhooks.js';
+
+/** Replayed changes for a client that resumes, at most (the latest ones). */
+export const REPLAY_LIMIT = 1000;
+
+/**
+ * A process's live parts: the push stream's feed and the webhooks. The write routes call
+ * `committed` right after a commit that changed the space's state (see space-changes.ts for how
+ * they tell): this process's stream clients get it at once, other processes through PostgreSQL
+ * NOTIFY or the SQLite poll, and the webhooks are sent from here, by the committing process only.
+ */
+export class SpaceLive {
+  readonly feed: SpaceFeed;
+  readonly webhooks: WebhookSender;
+
+  constructor(config: Config, database: DatabaseHandle, times: TimeFormatter, log: FeedLog & WebhookLog) {
+    this.feed = new SpaceFeed({
+      database,
+      times,
+      heartbeatMs: config.stream.heartbeatMs,
+      pollMs: config.stream.pollMs,
+      replayLimit: REPLAY_LIMIT,
+      listenUrl: config.database.engine === 'postgres' ? config.database.url : null,
+      log,
+    });
+    this.webhooks = new WebhookSender(config.webhooks, times, log);
+  }
+
+  /** After the commit of a change of the space's state (never throws, never waits). */
+  readonly committed = (state: SpaceState): void => {
+    this.feed.hint();
+    this.webhooks.send(state);
+  };
+
+  async close(): Promise<void> {
+    await Promise.all([this.feed.close(), this.webhooks.close()]);
+  }
+}
