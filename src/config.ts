@@ -186,6 +186,13 @@ function readWebhookUrls(raw: string | undefined): string[] {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new ConfigError('WEBHOOK_URLS', `item ${index + 1} must start with http:// or https://`);
     }
+    try {
+      // Credentials in the URL are sent as Basic authorization, decoded: check they decode now.
+      decodeURIComponent(url.username);
+      decodeURIComponent(url.password);
+    } catch {
+      throw new ConfigError('WEBHOOK_URLS', `item ${index + 1} has a user or password with a malformed %-escape`);
+    }
     if (!urls.includes(url.href)) urls.push(url.href);
   }
   return urls;

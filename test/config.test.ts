@@ -92,6 +92,10 @@ describe('configuration from the environment', () => {
     const tuned = loadConfig({ DATABASE_URL: 'postgresql://db/space', DATABASE_POOL_SIZE: '4', DATABASE_STATEMENT_TIMEOUT_MS: '800' });
     assert.deepEqual(tuned.database, { engine: 'postgres', url: 'postgresql://db/space', poolSize: 4, statementTimeoutMs: 800 });
     assert.equal(configError({ DATABASE_URL: 'postgres://db/x', DATABASE_POOL_SIZE: '0' }).variable, 'DATABASE_POOL_SIZE');
+    // Credentials are sent decoded as Basic authorization: a malformed escape is caught at start.
+    const webhook = configError({ WEBHOOK_URLS: 'https://bot:p%zz@hooks.example/x', WEBHOOK_SECRET: 's' });
+    assert.equal(webhook.variable, 'WEBHOOK_URLS');
+    assert.ok(!webhook.message.includes('p%zz'), 'the password is not repeated');
     assert.equal(configError({ DATABASE_URL: 'postgres://db/x', DATABASE_STATEMENT_TIMEOUT_MS: 'soon' }).variable, 'DATABASE_STATEMENT_TIMEOUT_MS');
   });
 

@@ -59,6 +59,10 @@ export function streamHandler(feed: SpaceFeed, config: Pick<Config, 'publicUrl'>
         else res.flushHeaders();
       },
       send(frame) {
+        if (res.destroyed) {
+          feed.leave(subscriber);
+          return;
+        }
         if (res.writableLength > MAX_BUFFERED_BYTES) {
           res.destroy();
           return;
@@ -76,6 +80,12 @@ export function streamHandler(feed: SpaceFeed, config: Pick<Config, 'publicUrl'>
       feed.leave(subscriber);
     };
     res.on('close', onClose);
+    // The client may have gone while we authenticated: its 'close' was then emitted already.
+    if (res.destroyed || request.raw.socket?.destroyed) {
+      res.off('close', onClose);
+      reply.hijack();
+      return reply;
+    }
     try {
       await feed.join(subscriber, lastEventIdOf(request.headers['last-event-id'], resolved));
     } catch (error) {

@@ -157,7 +157,9 @@ export class SpaceFeed {
         try {
           await this.step(joiners);
         } catch (error) {
-          for (const joiner of joiners) joiner.reject(error);
+          // Clients that asked to join meanwhile get the same answer (a 503) rather than waiting
+          // for a retry that only runs while someone is subscribed.
+          for (const joiner of [...joiners, ...this.joiners.splice(0)]) joiner.reject(error);
           if (this.closed) return;
           this.options.log.warn({ err: { message: (error as Error).message, code: (error as { code?: string }).code } }, 'space feed: cannot read the space state; retrying');
           // Clients stay connected; try again shortly (a hint may come first).

@@ -18,7 +18,7 @@ export class SpaceLive {
   readonly feed: SpaceFeed;
   readonly webhooks: WebhookSender;
 
-  constructor(config: Config, database: DatabaseHandle, times: TimeFormatter, log: FeedLog & WebhookLog) {
+  constructor(config: Config, database: DatabaseHandle, times: TimeFormatter, private readonly log: FeedLog & WebhookLog) {
     this.feed = new SpaceFeed({
       database,
       times,
@@ -33,8 +33,13 @@ export class SpaceLive {
 
   /** After the commit of a change of the space's state (never throws, never waits). */
   readonly committed = (state: SpaceState): void => {
-    this.feed.hint();
-    this.webhooks.send(state);
+    // The write is committed: whatever goes wrong here must not turn its answer into a 500.
+    try {
+      this.feed.hint();
+      this.webhooks.send(state);
+    } catch (error) {
+      this.log.error({ err: error }, 'could not announce a change of the space\'s state');
+    }
   };
 
   async close(): Promise<void> {

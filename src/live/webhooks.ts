@@ -1,6 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { WebhookSettings } from '../config.js';
-import { redactUrl } from '../log.js';
 import { spaceStatusRecord, type SpaceState } from '../resources/openings.js';
 import type { TimeFormatter } from '../time.js';
 import { json } from '../api/json.js';
@@ -33,13 +32,14 @@ export function webhookBody(state: SpaceState, times: TimeFormatter): Buffer {
   return json({ id: eventIdOf(state), event: 'state', state: spaceStatusRecord(state, { time: (micros) => times.format(micros) }) });
 }
 
-/** A URL fit for logs: no user info, no secret-looking query values. */
+/**
+ * A URL fit for logs: its origin only. Receivers often carry their secret in the path (Home
+ * Assistant's /api/webhook/<id>, Slack, Discord), and credentials or query values may be secret too.
+ */
 export function describeWebhook(url: string): string {
   try {
     const parsed = new URL(url);
-    parsed.username = '';
-    parsed.password = '';
-    return redactUrl(parsed.toString()) ?? '';
+    return `${parsed.protocol}//${parsed.host}/…`;
   } catch {
     return '(unparsable URL)';
   }
@@ -104,7 +104,12 @@ export class WebhookSender {
 
   /** Schedules the delivery of a change to every URL; returns at once. */
   send(state: SpaceState): void {
-    if (!this.enabled || this.closed) return;
+    if (!this.enabled) return;
+    if (this.closed) {
+      // A write that committed while the server was draining: say so, nothing else can.
+      this.log.error({ id: eventIdOf(state) }, 'webhooks not sent: the service is shutting down');
+      return;
+    }
     const body = webhookBody(state, this.times);
     const signed = signature(this.settings.secret!, body);
     for (const url of this.settings.urls) {
