@@ -58,6 +58,9 @@ set -Eeuo pipefail
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$BENCH_DIR")
+SCRIPT_NAME=read.sh
+# shellcheck source=bench/lib.sh
+source "$BENCH_DIR/lib.sh"   # log, die, rel, safe_url, stop_pid
 OUT="$BENCH_DIR/out"
 cd "$ROOT"
 
@@ -128,8 +131,6 @@ STAMP=$(date +%Y-%m-%d-%H%M%S)
 WORK="$OUT/run-$STAMP"          # this run's logs, wrk outputs, bodies
 mkdir -p "$WORK"
 PG_URL=${BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/hackerspace_bench}
-# A URL as shown to the user and written to files: without its password.
-safe_url() { sed -E 's#^([a-z]+://[^:@/]*):[^@/]*@#\1:***@#' <<<"$1"; }
 if [[ $ENGINE == sqlite ]]; then
   DB="$OUT/read-u$USERS-o$OPENINGS-p$PROJECTS-e$EVENTS-m$MEETINGS.sqlite"
   DB_URL="sqlite:$DB"             # the service's DATABASE_URL
@@ -148,29 +149,8 @@ REPORT="$OUT/read-$STAMP-$RUN_NAME.md"
 # ---------------------------------------------------------------------------------------------
 # Logging, failure, cleanup
 
-log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { printf '\nread.sh: FAILED: %s\n' "$*" >&2; exit 1; }
-rel() { echo "${1#"$ROOT"/}"; }   # a path as shown to the user
-
 PIDS=()   # the background processes this script started and has not stopped yet
 
-# stop_pid PID: SIGTERM, then SIGKILL after 5 s; the process is reaped and forgotten.
-stop_pid() {
-  local pid=$1 i p kept=()
-  if kill -TERM "$pid" 2>/dev/null; then
-    for ((i = 0; i < 50; i++)); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-      log "process $pid ignored SIGTERM for 5 s; killing it"
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
-  fi
-  wait "$pid" 2>/dev/null || true
-  for p in "${PIDS[@]}"; do [[ "$p" == "$pid" ]] || kept+=("$p"); done
-  PIDS=("${kept[@]}")
-}
 
 cleanup() {
   local rc=$? pid

@@ -43,6 +43,9 @@ set -Eeuo pipefail
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$BENCH_DIR")
+SCRIPT_NAME=stream.sh
+# shellcheck source=bench/lib.sh
+source "$BENCH_DIR/lib.sh"   # log, die, rel, safe_url, stop_pid
 OUT="$BENCH_DIR/out"
 cd "$ROOT"
 
@@ -86,31 +89,11 @@ WORK="$OUT/stream-run-$STAMP"
 mkdir -p "$WORK"
 REPORT="$OUT/stream-$STAMP-$ENGINES_OPT.md"
 
-log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { printf '\nstream.sh: FAILED: %s\n' "$*" >&2; exit 1; }
-rel() { echo "${1#"$ROOT"/}"; }
-safe_url() { sed -E 's#^([a-z]+://[^:@/]*):[^@/]*@#\1:***@#' <<<"$1"; }
 
 PIDS=()
 SCRATCH_PG=()
 SCRATCH_FILES=()
 
-stop_pid() {
-  local pid=$1 i p kept=()
-  if kill -TERM "$pid" 2>/dev/null; then
-    for ((i = 0; i < 50; i++)); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-      log "process $pid ignored SIGTERM for 5 s; killing it"
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
-  fi
-  wait "$pid" 2>/dev/null || true
-  for p in "${PIDS[@]}"; do [[ "$p" == "$pid" ]] || kept+=("$p"); done
-  PIDS=("${kept[@]}")
-}
 
 cleanup() {
   local rc=$? pid url f

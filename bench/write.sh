@@ -45,6 +45,9 @@ set -Eeuo pipefail
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$BENCH_DIR")
+SCRIPT_NAME=write.sh
+# shellcheck source=bench/lib.sh
+source "$BENCH_DIR/lib.sh"   # log, die, rel, safe_url, stop_pid
 OUT="$BENCH_DIR/out"
 cd "$ROOT"
 
@@ -108,31 +111,10 @@ READ_CACHE="$OUT/read-u$USERS-o$OPENINGS-p$PROJECTS-e$EVENTS-m$MEETINGS.sqlite"
 # ---------------------------------------------------------------------------------------------
 # Logging, failure, cleanup
 
-log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { printf '\nwrite.sh: FAILED: %s\n' "$*" >&2; exit 1; }
-rel() { echo "${1#"$ROOT"/}"; }
-safe_url() { sed -E 's#^([a-z]+://[^:@/]*):[^@/]*@#\1:***@#' <<<"$1"; }
-
 PIDS=()           # background processes started here and not stopped yet
 SCRATCH_PG=()     # scratch PostgreSQL databases to drop
 SCRATCH_FILES=()  # scratch SQLite files to remove
 
-stop_pid() {
-  local pid=$1 i p kept=()
-  if kill -TERM "$pid" 2>/dev/null; then
-    for ((i = 0; i < 50; i++)); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-      log "process $pid ignored SIGTERM for 5 s; killing it"
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
-  fi
-  wait "$pid" 2>/dev/null || true
-  for p in "${PIDS[@]}"; do [[ "$p" == "$pid" ]] || kept+=("$p"); done
-  PIDS=("${kept[@]}")
-}
 
 drop_scratch() {
   local url f kept=()
