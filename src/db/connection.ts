@@ -3,6 +3,7 @@ import type { DatabaseTarget } from '../config.js';
 import { isPostgresConnectionFailure, openPostgres } from './postgres.js';
 import type { Database } from './schema.js';
 import { openSqlite } from './sqlite.js';
+import type { VersionSnapshot } from './table-versions.js';
 
 export type Db = Kysely<Database>;
 export type Engine = 'sqlite' | 'postgres';
@@ -17,6 +18,11 @@ export interface DatabaseHandle {
    * responses built under one version are never served under another.
    */
   dataVersion(): Promise<string>;
+  /**
+   * The versions of the tables responses are built from (table-versions.ts), reflecting at least
+   * every commit made before the call, by any process: what cached responses are checked against.
+   */
+  versions(): Promise<VersionSnapshot>;
   /** Call after committing a write through this handle (SQLite does not count its own commits). */
   noteWrite(): void;
   /** Resolves when the database answers a trivial query. */

@@ -1,6 +1,7 @@
 import { Migrator, sql, type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { engineOf } from './connection.js';
 import { COUNTED_TABLES } from './schema.js';
+import { VERSIONED_TABLES } from './table-versions.js';
 
 /**
  * One list of migrations for every engine. Foreign keys are deferred to commit so that an
@@ -215,11 +216,128 @@ const idHighWater: Migration = {
   },
 };
 
+/** log2 of the two bucket widths of opening_buckets, in microseconds: about 19 hours and 51 days. */
+export const FINE_BUCKET_BITS = 36;
+export const COARSE_BUCKET_BITS = 42;
+
+/**
+ * What makes reads cheap whatever the data's size:
+ * - table_versions: a version and a change time per table that responses are built from, bumped
+ *   by triggers on every write (from any process or tool), so that a cached response is dropped
+ *   exactly when a table it was built from changes, and Last-Modified means something;
+ * - opening_buckets: openings counted per time bucket at two widths, kept by triggers, so that
+ *   the n-th newest opening is found by summing a few hundred counts instead of stepping through
+ *   n index entries (a deep page of a million openings costs what the first page costs).
+ */
+const readPaths: Migration = {
+  async up(db: Kysely<any>) {
+    const engine = engineOf(db);
+    await db.schema
+      .createTable('table_versions')
+      .addColumn('name', 'text', (c) => c.primaryKey())
+      .addColumn('version', 'bigint', (c) => c.notNull())
+      .addColumn('changed_us', 'bigint', (c) => c.notNull())
+      .execute();
+    const nowUs = Date.now() * 1000;
+    for (const table of VERSIONED_TABLES) {
+      await db.insertInto('table_versions').values({ name: table, version: 1, changed_us: nowUs }).execute();
+    }
+    await db.schema
+      .createTable('opening_buckets')
+      .addColumn('level', 'integer', (c) => c.notNull())
+      .addColumn('bucket', 'bigint', (c) => c.notNull())
+      .addColumn('n', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('opening_buckets_pk', ['level', 'bucket'])
+      .execute();
+    await sql`insert into opening_buckets (level, bucket, n)
+      select 0, time_us >> ${sql.lit(FINE_BUCKET_BITS)}, count(*) from openings group by time_us >> ${sql.lit(FINE_BUCKET_BITS)}`.execute(db);
+    await sql`insert into opening_buckets (level, bucket, n)
+      select 1, time_us >> ${sql.lit(COARSE_BUCKET_BITS)}, count(*) from openings group by time_us >> ${sql.lit(COARSE_BUCKET_BITS)}`.execute(db);
+    if (engine === 'postgres') await createPostgresReadPathTriggers(db);
+    else await createSqliteReadPathTriggers(db);
+  },
+};
+
+const fine = sql.lit(FINE_BUCKET_BITS);
+const coarse = sql.lit(COARSE_BUCKET_BITS);
+
+/** SQLite has row triggers only: each changed row bumps its table's version and moves bucket counts. */
+async function createSqliteReadPathTriggers(db: Kysely<any>): Promise<void> {
+  const bump = (table: string) => sql`update table_versions set version = version + 1,
+    changed_us = cast(unixepoch('subsec') * 1000000 as integer) where name = ${sql.lit(table)};`;
+  for (const table of VERSIONED_TABLES) {
+    for (const event of ['insert', 'update', 'delete'] as const) {
+      await sql`create trigger ${sql.id(`${table}_version_${event}`)} after ${sql.raw(event)} on ${sql.table(table)}
+        begin ${bump(table)} end`.execute(db);
+    }
+  }
+  const add = (row: 'new') => sql`insert into opening_buckets (level, bucket, n)
+      values (0, ${sql.raw(row)}.time_us >> ${fine}, 1), (1, ${sql.raw(row)}.time_us >> ${coarse}, 1)
+      on conflict (level, bucket) do update set n = n + 1;`;
+  const remove = (row: 'old') => sql`update opening_buckets set n = n - 1
+      where (level = 0 and bucket = ${sql.raw(row)}.time_us >> ${fine}) or (level = 1 and bucket = ${sql.raw(row)}.time_us >> ${coarse});
+    delete from opening_buckets where n = 0
+      and ((level = 0 and bucket = ${sql.raw(row)}.time_us >> ${fine}) or (level = 1 and bucket = ${sql.raw(row)}.time_us >> ${coarse}));`;
+  await sql`create trigger openings_bucket_insert after insert on openings begin ${add('new')} end`.execute(db);
+  await sql`create trigger openings_bucket_delete after delete on openings begin ${remove('old')} end`.execute(db);
+  await sql`create trigger openings_bucket_update after update of time_us on openings
+    when old.time_us <> new.time_us begin ${remove('old')} ${add('new')} end`.execute(db);
+}
+
+/**
+ * PostgreSQL: statement triggers with transition tables (one update per statement, not per row),
+ * replacing the single data version of 0001, which any write to any table bumped.
+ */
+async function createPostgresReadPathTriggers(db: Kysely<any>): Promise<void> {
+  for (const table of [...COUNTED_TABLES, 'project_participants', 'meeting_members']) {
+    await sql`drop trigger ${sql.id(`${table}_data_version`)} on ${sql.table(table)}`.execute(db);
+  }
+  await sql`drop function bump_data_version()`.execute(db);
+  await sql`drop table data_version`.execute(db);
+  await sql`create function bump_table_version() returns trigger language plpgsql as $$
+    begin
+      update table_versions set version = version + 1,
+        changed_us = (extract(epoch from clock_timestamp()) * 1000000)::bigint
+        where name = tg_table_name;
+      return null;
+    end $$`.execute(db);
+  for (const table of VERSIONED_TABLES) {
+    await sql`create trigger ${sql.id(`${table}_version`)} after insert or update or delete on ${sql.table(table)}
+      for each statement execute function bump_table_version()`.execute(db);
+  }
+  // plpgsql plans each statement when it first runs, so the branch for a transition table that
+  // a trigger does not have is never planned.
+  await sql`create function count_opening_buckets() returns trigger language plpgsql as $$
+    begin
+      if tg_op in ('DELETE', 'UPDATE') then
+        update opening_buckets b set n = b.n - d.n
+          from (select 0 as level, time_us >> ${fine} as bucket, count(*) as n from removed group by 2
+                union all select 1, time_us >> ${coarse}, count(*) from removed group by 2) d
+          where b.level = d.level and b.bucket = d.bucket;
+        delete from opening_buckets where n = 0;
+      end if;
+      if tg_op in ('INSERT', 'UPDATE') then
+        insert into opening_buckets (level, bucket, n)
+          select 0, time_us >> ${fine}, count(*) from added group by 2
+          union all select 1, time_us >> ${coarse}, count(*) from added group by 2
+          on conflict (level, bucket) do update set n = opening_buckets.n + excluded.n;
+      end if;
+      return null;
+    end $$`.execute(db);
+  await sql`create trigger openings_bucket_insert after insert on openings
+    referencing new table as added for each statement execute function count_opening_buckets()`.execute(db);
+  await sql`create trigger openings_bucket_delete after delete on openings
+    referencing old table as removed for each statement execute function count_opening_buckets()`.execute(db);
+  await sql`create trigger openings_bucket_update after update on openings
+    referencing old table as removed new table as added for each statement execute function count_opening_buckets()`.execute(db);
+}
+
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_api_tokens': apiTokens,
   '0003_audit_log': auditLog,
   '0004_id_high_water': idHighWater,
+  '0005_read_paths': readPaths,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } f
 import pg from 'pg';
 import type { DatabaseHandle } from './connection.js';
 import type { Database } from './schema.js';
+import { FreshRead, snapshotOf, VERSIONED_TABLES } from './table-versions.js';
 
 const INT8_OID = 20;
 
@@ -34,15 +35,21 @@ export function openPostgres(options: PostgresOptions): DatabaseHandle {
   // An idle client whose server went away emits 'error'; without a listener the process would die.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool(pool) }) });
+  // One round trip serves every request that arrived while the previous one was running.
+  const versions = new FreshRead(async () => {
+    const { rows } = await pool.query<{ name: string; version: number; changed_us: number }>('select name, version, changed_us from table_versions');
+    return snapshotOf(rows);
+  });
   return {
     db,
     engine: 'postgres',
     location: describeUrl(options.url),
-    // A row bumped by statement triggers on every table: exact across processes.
+    // Table versions are bumped by statement triggers on every table: exact across processes.
     dataVersion: async () => {
-      const { rows } = await pool.query<{ version: number }>('select version from data_version');
-      return String(rows[0]?.version ?? 0);
+      const snapshot = await versions.get();
+      return VERSIONED_TABLES.map((table) => snapshot[table].version).join('.');
     },
+    versions: () => versions.get(),
     noteWrite: () => {},
     ping: async () => {
       await pool.query('select 1');

@@ -100,6 +100,21 @@ export interface DeletedIdHighWaterTable {
   id: number;
 }
 
+/** Per table that responses are built from: bumped by triggers on every write (table-versions.ts). */
+export interface TableVersionsTable {
+  name: string;
+  version: number;
+  /** When the table last changed, in microseconds (the writer's clock). */
+  changed_us: number;
+}
+
+/** Openings per time bucket (time_us >> 36 at level 0, >> 42 at level 1), kept by triggers. */
+export interface OpeningBucketsTable {
+  level: number;
+  bucket: number;
+  n: number;
+}
+
 export interface Database {
   users: UsersTable;
   openings: OpeningsTable;
@@ -112,6 +127,8 @@ export interface Database {
   api_tokens: ApiTokensTable;
   audit_log: AuditLogTable;
   deleted_id_high_water: DeletedIdHighWaterTable;
+  table_versions: TableVersionsTable;
+  opening_buckets: OpeningBucketsTable;
 }
 
 export const COUNTED_TABLES = ['users', 'openings', 'projects', 'events', 'meetings'] as const;

@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { DatabaseHandle } from './connection.js';
 import type { Database } from './schema.js';
+import { snapshotOf, type VersionSnapshot } from './table-versions.js';
 
 export function openSqlite(file: string): DatabaseHandle {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -18,12 +19,26 @@ export function openSqlite(file: string): DatabaseHandle {
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   let ownWrites = 0;
+  // Re-read only when a commit happened: a request then costs one local pragma read.
+  let versionsReadAt = '';
+  let versions: VersionSnapshot | undefined;
+  let readVersions: BetterSqlite3.Statement | undefined;
   return {
     db,
     engine: 'sqlite',
     location: file,
     // data_version counts commits by other connections only; our own are counted by noteWrite().
     dataVersion: async () => `${dataVersion.get()}.${ownWrites}`,
+    versions: async () => {
+      const now = `${dataVersion.get()}.${ownWrites}`;
+      if (versions === undefined || now !== versionsReadAt) {
+        // Prepared on first use: a brand-new file has no table_versions until it is migrated.
+        readVersions ??= sqlite.prepare('select name, version, changed_us from table_versions');
+        versions = snapshotOf(readVersions.all() as Array<{ name: string; version: number; changed_us: number }>);
+        versionsReadAt = now;
+      }
+      return versions;
+    },
     noteWrite: () => {
       ownWrites++;
     },

@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { sql } from 'kysely';
 import type { Db } from '../db/connection.js';
+import { COARSE_BUCKET_BITS, FINE_BUCKET_BITS } from '../db/migrations.js';
 import { countRecords } from './counts.js';
 import type { PageWindow, RecordContext } from './record-context.js';
 import { FieldErrors } from './write-errors.js';
@@ -27,11 +29,58 @@ export function countOpenings(db: Db): Promise<number> {
   return countRecords(db, 'openings');
 }
 
-/** Newest first; equal times by descending id. Served from the (time_us, id, is_open) index. */
-export function listOpenings(db: Db, window: PageWindow): Promise<OpeningRow[]> {
-  return db.selectFrom('openings').select(['time_us', 'is_open'])
-    .orderBy('time_us', 'desc').orderBy('id', 'desc')
-    .limit(window.limit).offset(window.offset).execute();
+/**
+ * Below this offset, stepping through index entries costs less than locating the start through
+ * opening_buckets (a few hundred bucket counts read and summed).
+ */
+export const DIRECT_OFFSET_LIMIT = 2000;
+
+/**
+ * Newest first; equal times by descending id. Served from the (time_us, id, is_open) index. A
+ * deep page starts from the time bucket that holds its first row (locateOpening), so that only
+ * the rows before it within that bucket are stepped over, not every newer opening.
+ */
+export async function listOpenings(db: Db, window: PageWindow): Promise<OpeningRow[]> {
+  let before: number | null = null;
+  let skip = window.offset;
+  if (window.offset >= DIRECT_OFFSET_LIMIT) {
+    const start = await locateOpening(db, window.offset);
+    if (start === undefined) return [];
+    ({ before, skip } = start);
+  }
+  let query = db.selectFrom('openings').select(['time_us', 'is_open']);
+  if (before !== null) query = query.where('time_us', '<', before);
+  return query.orderBy('time_us', 'desc').orderBy('id', 'desc').limit(window.limit).offset(skip).execute();
+}
+
+/** Where the opening at `offset` (newest first) is: skip `skip` rows among those older than `before`. */
+export interface OpeningPosition {
+  before: number;
+  skip: number;
+}
+
+/**
+ * Finds the fine bucket holding the opening at `offset`, newest first: running sums over the
+ * coarse buckets (one per 2^42 µs, about 51 days) pick the coarse one, then over its at most 64
+ * fine buckets (2^36 µs, about 19 hours). Both levels are kept exact by triggers (migration
+ * 0005), including for backfilled times and deletions. Undefined past the last opening.
+ */
+export async function locateOpening(db: Db, offset: number): Promise<OpeningPosition | undefined> {
+  const span = 1 << (COARSE_BUCKET_BITS - FINE_BUCKET_BITS);
+  const { rows } = await sql<{ before: number | string; skip: number | string }>`
+    with coarse as (
+      select bucket, n, sum(n) over (order by bucket desc rows between unbounded preceding and current row) as through
+      from opening_buckets where level = 1),
+    chosen as (
+      select bucket, through - n as newer from coarse where through > ${offset} order by bucket desc limit 1),
+    fine as (
+      select f.bucket, f.n, chosen.newer + sum(f.n) over (order by f.bucket desc rows between unbounded preceding and current row) as through
+      from opening_buckets f cross join chosen
+      where f.level = 0 and f.bucket >= chosen.bucket * ${span} and f.bucket < (chosen.bucket + 1) * ${span})
+    select (bucket + 1) * ${2 ** FINE_BUCKET_BITS} as before, ${offset} - (through - n) as skip
+    from fine where through > ${offset} order by bucket desc limit 1`.execute(db);
+  const row = rows[0];
+  return row === undefined ? undefined : { before: Number(row.before), skip: Number(row.skip) };
 }
 
 export function findOpening(db: Db, id: number): Promise<OpeningRow | undefined> {

@@ -1,0 +1,86 @@
+/**
+ * The tables that API responses are built from. Each has a version that every write bumps
+ * (triggers of migration 0005, whoever writes: this process, another one, the CLI, SQL by hand)
+ * and the time of its last change. A response cached under the versions of the tables it read
+ * stays valid exactly until one of them changes; tokens and the audit log are not among them, so
+ * authenticating (which stamps a token's last use) never empties the cache.
+ */
+export const VERSIONED_TABLES = [
+  'users',
+  'openings',
+  'projects',
+  'project_participants',
+  'events',
+  'meetings',
+  'meeting_members',
+] as const;
+export type VersionedTable = (typeof VERSIONED_TABLES)[number];
+
+export interface TableVersion {
+  version: number;
+  changedUs: number;
+}
+
+/** The versions of every table at one moment; a new object whenever any of them changed. */
+export type VersionSnapshot = Readonly<Record<VersionedTable, TableVersion>>;
+
+export function snapshotOf(rows: ReadonlyArray<{ name: string; version: number | string; changed_us: number | string }>): VersionSnapshot {
+  const snapshot = {} as Record<VersionedTable, TableVersion>;
+  // A table without a row (a database migrated by a future version?) reads as never changed.
+  for (const table of VERSIONED_TABLES) snapshot[table] = { version: 0, changedUs: 0 };
+  for (const row of rows) {
+    if (row.name in snapshot) snapshot[row.name as VersionedTable] = { version: Number(row.version), changedUs: Number(row.changed_us) };
+  }
+  return Object.freeze(snapshot);
+}
+
+/** The versions of some tables, as one comparable string: equal strings mean unchanged tables. */
+export function versionsOf(snapshot: VersionSnapshot, tables: readonly VersionedTable[]): string {
+  let key = '';
+  for (const table of tables) key += `${snapshot[table].version}.`;
+  return key;
+}
+
+/** When the newest change among some tables was made (0 for none). */
+export function lastChangeOf(snapshot: VersionSnapshot, tables: readonly VersionedTable[]): number {
+  let newest = 0;
+  for (const table of tables) newest = Math.max(newest, snapshot[table].changedUs);
+  return newest;
+}
+
+/** The tables whose version differs between two snapshots. */
+export function changedTables(before: VersionSnapshot, after: VersionSnapshot): VersionedTable[] {
+  return VERSIONED_TABLES.filter((table) => before[table].version !== after[table].version);
+}
+
+/**
+ * A read that must reflect every commit made before it was asked for, shared by the callers
+ * that arrive while one is running: they cannot use that one (it may have started before their
+ * write committed), so they all wait for the next, which starts when it ends. Under load one
+ * round trip serves a whole batch of requests; alone, a caller waits for one round trip.
+ */
+export class FreshRead<T> {
+  private running: Promise<T> | null = null;
+  private waiting: Promise<T> | null = null;
+
+  constructor(private readonly read: () => Promise<T>) {}
+
+  get(): Promise<T> {
+    if (this.running === null) return this.start();
+    this.waiting ??= this.running.then(noop, noop).then(() => {
+      this.waiting = null;
+      return this.start();
+    });
+    return this.waiting;
+  }
+
+  private start(): Promise<T> {
+    const started = this.read().finally(() => {
+      if (this.running === started) this.running = null;
+    });
+    this.running = started;
+    return started;
+  }
+}
+
+function noop(): void {}
