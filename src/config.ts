@@ -33,6 +33,10 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Upper bound, in bytes, of the response bodies kept for repeated reads (0 disables). */
   readonly responseCacheBytes: number;
+  /** Cache-Control of every GET/HEAD answer of the API (200 and 304). */
+  readonly cacheControl: string;
+  /** Bodies at least this long are sent compressed to clients that accept gzip or br. */
+  readonly compressMinBytes: number;
   /** The operator's SpaceAPI file (absolute path), read and validated by spaceapi/; null: no /spaceapi.json. */
   readonly spaceApiConfig: string | null;
   /** The push stream (GET /api/space/stream/). */
@@ -115,6 +119,14 @@ function readChoice<T extends string>(env: Env, name: string, fallback: T, choic
     throw new ConfigError(name, `expected one of ${choices.join(', ')}, got ${JSON.stringify(raw)}`);
   }
   return value as T;
+}
+
+/** A header value: visible ASCII and spaces, no line breaks (it goes into every response). */
+function readCacheControl(raw: string | undefined): string {
+  if (raw === undefined || raw.trim() === '') return 'no-cache';
+  const value = raw.trim();
+  if (!/^[\x20-\x7e]+$/.test(value)) throw new ConfigError('CACHE_CONTROL', `expected a Cache-Control header value (printable ASCII), got ${JSON.stringify(raw)}`);
+  return value;
 }
 
 function readPublicUrl(raw: string | undefined): string | null {
@@ -235,6 +247,8 @@ export function loadConfig(env: Env = process.env): Config {
     avatarDefault: readAvatarDefault(env.AVATAR_DEFAULT),
     logLevel: readChoice(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     responseCacheBytes: readInteger(env, 'RESPONSE_CACHE_MB', 64, 0, 65_536) * 1024 * 1024,
+    cacheControl: readCacheControl(env.CACHE_CONTROL),
+    compressMinBytes: readInteger(env, 'COMPRESS_MIN_BYTES', 1024, 0, 1_073_741_824),
     spaceApiConfig: readSpaceApiConfig(env.SPACEAPI_CONFIG),
     stream: Object.freeze({
       heartbeatMs: readInteger(env, 'STREAM_HEARTBEAT_MS', 15_000, 10, 3_600_000),

@@ -41,7 +41,7 @@ describe('configuration from the environment', () => {
     const config = loadConfig({
       DATABASE_URL: 'sqlite:/tmp/x/db.sqlite', HOST: '0.0.0.0', PORT: '9000', PUBLIC_URL: 'https://space.example.org/incubator/',
       TRUST_PROXY: 'true', TIME_ZONE: 'Europe/Brussels', PAGE_SIZE: '20', MAX_PAGE_SIZE: '50',
-      AVATAR_FIELD: 'gravatar', AVATAR_HASH: 'sha256', AVATAR_DEFAULT: 'identicon', LOG_LEVEL: 'warn', RESPONSE_CACHE_MB: '0',
+      AVATAR_FIELD: 'gravatar', AVATAR_HASH: 'sha256', AVATAR_DEFAULT: 'identicon', LOG_LEVEL: 'warn', RESPONSE_CACHE_MB: '0', CACHE_CONTROL: ' public, max-age=60 ', COMPRESS_MIN_BYTES: '0',
       SPACEAPI_CONFIG: '/etc/space/spaceapi.yaml',
       STREAM_HEARTBEAT_MS: '1000', STREAM_POLL_MS: '100', WEBHOOK_URLS: 'https://hooks.example.org/space', WEBHOOK_SECRET: 's3cret',
       WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_FIRST_RETRY_MS: '500', WEBHOOK_GIVE_UP_S: '60',
@@ -49,7 +49,7 @@ describe('configuration from the environment', () => {
     assert.deepEqual({ ...config }, {
       database: { engine: 'sqlite', path: '/tmp/x/db.sqlite' }, host: '0.0.0.0', port: 9000,
       publicUrl: 'https://space.example.org/incubator', trustProxy: true, timeZone: 'Europe/Brussels',
-      pageSize: 20, maxPageSize: 50, avatarField: 'gravatar', avatarHash: 'sha256', avatarDefault: 'identicon', logLevel: 'warn', responseCacheBytes: 0,
+      pageSize: 20, maxPageSize: 50, avatarField: 'gravatar', avatarHash: 'sha256', avatarDefault: 'identicon', logLevel: 'warn', responseCacheBytes: 0, cacheControl: 'public, max-age=60', compressMinBytes: 0,
       spaceApiConfig: '/etc/space/spaceapi.yaml',
       stream: { heartbeatMs: 1000, pollMs: 100 },
       webhooks: { urls: ['https://hooks.example.org/space'], secret: 's3cret', timeoutMs: 2000, firstRetryMs: 500, giveUpMs: 60_000 },
@@ -72,6 +72,8 @@ describe('configuration from the environment', () => {
       [{ AVATAR_HASH: 'sha1' }, 'AVATAR_HASH', /md5, sha256/],
       [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /info/],
       [{ RESPONSE_CACHE_MB: '-1' }, 'RESPONSE_CACHE_MB', /whole number/],
+      [{ CACHE_CONTROL: 'no-cache\r\nSet-Cookie: x=1' }, 'CACHE_CONTROL', /printable ASCII/],
+      [{ COMPRESS_MIN_BYTES: 'lots' }, 'COMPRESS_MIN_BYTES', /whole number/],
       [{ PUBLIC_URL: 'not a url' }, 'PUBLIC_URL', /absolute URL/],
       [{ PUBLIC_URL: 'ftp://x.org' }, 'PUBLIC_URL', /http/],
       [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY', /true, false/],

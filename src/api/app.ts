@@ -1,3 +1,4 @@
+import http from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { isConstraintViolation, isDatabaseUnavailable, openDatabase, type DatabaseHandle } from '../db/connection.js';
@@ -9,7 +10,7 @@ import { ConflictError, FieldErrors } from '../resources/write-errors.js';
 import { addCorsHeaders } from './cors.js';
 import { ApiError, notFound } from './errors.js';
 import { healthCheck, isHealthCheck, pingTimeoutOf, RETRY_AFTER_SECONDS } from './health.js';
-import { json, SECURITY_HEADERS, sendBody, sendJson } from './json.js';
+import { json, SECURITY_HEADERS, sendJson } from './json.js';
 import { LEGACY_DOOR_PATHS, legacyDoorHandler } from './legacy-door.js';
 import { avatarUrls, baseUrlOf, linkStyle, recordContext } from './links.js';
 import { actionsFor } from './metadata.js';
@@ -17,6 +18,12 @@ import { resolveRequest, SAFE_METHODS } from './request-checks.js';
 import { isSpaceApi, spaceApiHandler } from './spaceapi.js';
 import { streamHandler } from './stream.js';
 import { ResponseCache } from './response-cache.js';
+import { cacheKey, conditionsOf, fastReads } from './cached-reads.js';
+import { collections } from './collections.js';
+import { Representation } from './representation.js';
+import { readAnswerWhenReady } from './read-answer.js';
+import { ALLOW, type RouteMatch } from './routes.js';
+import { lastChangeOf, versionsOf, type VersionedTable } from '../db/table-versions.js';
 import { clientError, frameworkError, publicClientMessage } from './transport-errors.js';
 import { FailureThrottle } from './throttle.js';
 import { bodyBuilder, optionsBody } from './views.js';
@@ -34,7 +41,22 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const spaceApiSetup = loadSpaceApi(config);
   const database = deps.database ?? openDatabase(config.database);
   const logger = deps.logger ?? { level: config.logLevel };
+  const cache = new ResponseCache(config.responseCacheBytes);
+  let closing = false;
+  // Set once the app exists (its logger); until then every request goes to the framework.
+  let fastRead: ReturnType<typeof fastReads> | undefined;
   const app = Fastify({
+    // Repeated reads are answered from the cache before the framework sees them (cached-reads.ts).
+    serverFactory: (handler) => {
+      const server = http.createServer((request, response) => {
+        if (fastRead === undefined) handler(request, response);
+        else fastRead(request, response, () => handler(request, response));
+      });
+      // What Fastify sets on a server it creates itself.
+      server.keepAliveTimeout = 72_000;
+      server.requestTimeout = 0;
+      return server;
+    },
     logger: typeof logger === 'object' ? { ...logger, serializers: { req: serializeRequest } } : logger,
     trustProxy: config.trustProxy,
     // Paths are matched by our own route table (routes.ts), so Fastify's router sees one wildcard.
@@ -51,14 +73,13 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
-  let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
 
   const health = healthCheck(database, pingTimeoutOf(config));
   const throttle = new FailureThrottle();
-  const spaceApi = spaceApiSetup && spaceApiHandler(database, spaceApiSetup);
+  const spaceApi = spaceApiSetup && spaceApiHandler(database, spaceApiSetup, config);
   if (spaceApiSetup) {
     app.log.info({ spaceapi: spaceApiSetup.file, api_compatibility: spaceApiSetup.compatibility }, `SpaceAPI document from ${spaceApiSetup.file}`);
     for (const note of spaceApiSetup.notes) app.log.warn({ spaceapi: spaceApiSetup.file }, `SpaceAPI: ${note}`);
@@ -99,7 +120,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     return sendJson(reply.code(500), { detail: 'Internal server error.' });
   });
 
-  const cache = new ResponseCache(config.responseCacheBytes);
+  fastRead = fastReads({ config, database, cache, log: app.log, isClosing: () => closing });
   const times = new TimeFormatter(config.timeZone);
   const avatar = avatarUrls(config);
   const buildBody = bodyBuilder({ db: database.db, config, times, avatar });
@@ -123,20 +144,33 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
       const style = linkStyle(base, resolved.route.suffix, resolved.format);
       return write(request, reply, resolved, style, recordContext(style, config, times, avatar));
     }
-    // Everything a body depends on: the base URL and the request target (path, format, query).
-    const key = `${base} ${request.raw.url}`;
-    const version = await database.dataVersion();
-    let body = cache.get(key, version);
-    if (body === undefined) {
-      body = json(await buildBody(resolved, base));
-      cache.set(key, version, body);
+    const key = cacheKey(base, resolved.rawPath, resolved.query);
+    // Read before the body is built, so that the body is at least as new as the versions it is filed under.
+    const snapshot = await database.versions();
+    cache.observe(snapshot);
+    let representation = cache.get(key, snapshot);
+    if (representation === undefined) {
+      const reads = readsOf(resolved.route);
+      const source = { reads, versions: versionsOf(snapshot, reads), changedUs: lastChangeOf(snapshot, reads), allow: ALLOW[resolved.route.kind] };
+      representation = new Representation(json(await buildBody(resolved, base)), source);
+      cache.set(key, representation);
     }
-    return sendBody(reply, body);
+    const answer = await readAnswerWhenReady(representation, conditionsOf(request.headers), config);
+    cache.resize(key, representation);
+    reply.code(answer.status).headers(answer.headers);
+    return answer.status === 304 ? reply.send() : reply.send(answer.body);
   };
 
   app.all('*', handle);
   app.setNotFoundHandler(handle);
   return app;
+}
+
+/** The tables a GET on a route reads: what the cache checks its response against. */
+function readsOf(route: RouteMatch): readonly VersionedTable[] {
+  if (route.kind === 'root') return [];
+  if (route.kind === 'status') return ['openings'];
+  return collections[route.collection!].reads;
 }
 
 function isLegacyDoor(url: string | undefined): boolean {

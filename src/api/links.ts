@@ -8,7 +8,7 @@ import type { Format } from './negotiation.js';
 import { rebuildQuery, type QueryPair } from './query.js';
 
 /** Host names as Django accepts them (plus letter case, which we keep), or an IPv6 literal. */
-const HOST = /^(?:[A-Za-z0-9.\-_]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
+export const HOST = /^(?:[A-Za-z0-9.\-_]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
 
 /** `{base}` of the contract: PUBLIC_URL, else scheme and Host of the request. */
 export function baseUrlOf(request: FastifyRequest, config: Pick<Config, 'publicUrl'>): string {

@@ -15,14 +15,19 @@ export function requestedFormat(suffix: string | null, pairs: readonly QueryPair
   return format;
 }
 
-/** Accepts any Accept header that admits JSON; anything else is a 406. */
-export function checkAccept(accept: string | undefined): void {
-  if (accept === undefined || accept.trim() === '') return;
+/** Whether an Accept header admits JSON (no header does). */
+export function acceptsJson(accept: string | undefined): boolean {
+  if (accept === undefined || accept === '*/*' || accept === 'application/json' || accept.trim() === '') return true;
   for (const range of accept.split(',')) {
     const type = range.split(';', 1)[0].trim().toLowerCase();
-    if (type === '*/*' || type === 'application/*' || type === 'application/json') return;
+    if (type === '*/*' || type === 'application/*' || type === 'application/json') return true;
   }
-  throw notAcceptable();
+  return false;
+}
+
+/** Accepts any Accept header that admits JSON; anything else is a 406. */
+export function checkAccept(accept: string | undefined): void {
+  if (!acceptsJson(accept)) throw notAcceptable();
 }
 
 /**

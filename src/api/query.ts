@@ -75,6 +75,14 @@ export function compareCodePoints(a: string, b: string): number {
 export function rebuildQuery(pairs: readonly QueryPair[], key: string, value: string | null): string {
   const kept: QueryPair[] = pairs.filter(([k]) => k !== key);
   if (value !== null) kept.push([key, value]);
-  kept.sort((a, b) => compareCodePoints(a[0], b[0]));
-  return kept.map(([k, v]) => `${encodeComponent(k)}=${encodeComponent(v)}`).join('&');
+  return sortedQuery(kept);
+}
+
+/**
+ * The pairs sorted by key (equal keys keep their order) and encoded as a form. Two queries with
+ * the same result give the same page links, so they are one response (the cache's key).
+ */
+export function sortedQuery(pairs: readonly QueryPair[]): string {
+  const sorted = [...pairs].sort((a, b) => compareCodePoints(a[0], b[0]));
+  return sorted.map(([k, v]) => `${encodeComponent(k)}=${encodeComponent(v)}`).join('&');
 }

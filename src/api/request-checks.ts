@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/connection.js';
 import type { TokenInfo } from '../resources/tokens.js';
 import { authenticate, mayWrite } from './auth.js';
+import { VARY } from './cached-reads.js';
 import { ApiError, methodNotAllowed, notAuthenticated, notFound } from './errors.js';
 import { checkAccept, checkEventStreamAccept, requestedFormat, type Format } from './negotiation.js';
 import { parseQuery, type QueryPair } from './query.js';
@@ -54,7 +55,8 @@ export async function resolveRequest(request: FastifyRequest, reply: FastifyRepl
     }
     throw notFound();
   }
-  reply.header('allow', ALLOW[route.kind]).header('vary', 'Accept');
+  // The stream is never compressed: it varies with Accept alone.
+  reply.header('allow', ALLOW[route.kind]).header('vary', route.kind === 'stream' ? 'Accept' : VARY);
   const query = parseQuery(rawQuery);
   const format = requestedFormat(route.suffix, query);
   // The event stream negotiates its own media type.

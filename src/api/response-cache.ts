@@ -1,64 +1,100 @@
+import { changedTables, versionsOf, type VersionSnapshot } from '../db/table-versions.js';
+import type { Representation } from './representation.js';
+
 /**
- * Response bodies already built, valid for one version of the data. Reads vastly outnumber
- * writes, and a page of projects can take milliseconds to build but microseconds to send again.
- * When the data version changes (any commit, from this process or another), everything is
- * dropped: correctness first; finer invalidation can come when writes are frequent.
- * Memory is bounded by bytes of body; the least recently used entries go first.
+ * Responses already built, each valid while the tables it was built from keep their versions.
+ * Reads vastly outnumber writes: a page of projects takes milliseconds to build and microseconds
+ * to send again. A write drops exactly the responses built from the tables it changed (a door
+ * post leaves the users' pages alone), as soon as any request sees the new versions; a response
+ * is never served under versions other than its own. Memory is bounded by bytes (bodies in every
+ * coding, and keys); the least recently used entries go first.
  */
 const MAX_KEY_LENGTH = 2048;
 
-/** What an entry costs: its body, and its key at two bytes a character. */
-function entrySize(key: string, body: Buffer): number {
-  return body.length + key.length * 2;
+interface Entry {
+  representation: Representation;
+  /** What the entry was counted for in `bytes`: it grows when a compressed variant is added. */
+  accounted: number;
 }
 
 export class ResponseCache {
-  private readonly entries = new Map<string, Buffer>();
+  private readonly entries = new Map<string, Entry>();
   private bytes = 0;
-  private version: string | null = null;
+  private seen: VersionSnapshot | null = null;
 
   constructor(private readonly maxBytes: number) {}
 
-  get(key: string, version: string): Buffer | undefined {
-    if (version !== this.version) {
-      this.clear();
-      this.version = version;
+  /** Takes note of the tables' current versions, dropping what was built from tables that changed. */
+  observe(snapshot: VersionSnapshot): void {
+    if (snapshot === this.seen) return;
+    const changed = this.seen === null ? [] : changedTables(this.seen, snapshot);
+    this.seen = snapshot;
+    if (changed.length === 0) return;
+    for (const [key, entry] of this.entries) {
+      if (entry.representation.source.reads.some((table) => changed.includes(table))) this.delete(key, entry);
+    }
+  }
+
+  /** The response for a key, if it was built from the tables as they are in `snapshot`. */
+  get(key: string, snapshot: VersionSnapshot): Representation | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    const { representation } = entry;
+    if (versionsOf(snapshot, representation.source.reads) !== representation.source.versions) {
+      this.delete(key, entry);
       return undefined;
     }
-    const body = this.entries.get(key);
-    if (body !== undefined) {
-      // Map keeps insertion order: re-inserting marks the entry as recently used.
-      this.entries.delete(key);
-      this.entries.set(key, body);
-    }
-    return body;
+    // Map keeps insertion order: re-inserting marks the entry as recently used.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return representation;
   }
 
   /**
-   * Stores a body built from data at least as new as `version` (read the version first). Keys
-   * count towards the bound too (a URL can be 16 KB), and very long ones are not kept at all:
-   * such requests are not the repeated reads a cache is for.
+   * Keeps a response, unless the tables it was built from have changed since (a newer snapshot
+   * was observed while it was being built), its key is very long (such requests are not the
+   * repeated reads a cache is for) or it alone exceeds the bound.
    */
-  set(key: string, version: string, body: Buffer): void {
-    const size = entrySize(key, body);
-    if (version !== this.version || key.length > MAX_KEY_LENGTH || size > this.maxBytes) return;
+  set(key: string, representation: Representation): void {
+    const { source } = representation;
+    if (this.seen === null || versionsOf(this.seen, source.reads) !== source.versions || key.length > MAX_KEY_LENGTH) return;
+    const size = entrySize(key, representation);
+    if (size > this.maxBytes) return;
     const previous = this.entries.get(key);
-    if (previous !== undefined) this.bytes -= entrySize(key, previous);
-    this.entries.set(key, body);
+    if (previous !== undefined) this.delete(key, previous);
+    this.entries.set(key, { representation, accounted: size });
     this.bytes += size;
-    for (const [oldKey, oldBody] of this.entries) {
-      if (this.bytes <= this.maxBytes) break;
-      this.entries.delete(oldKey);
-      this.bytes -= entrySize(oldKey, oldBody);
-    }
+    this.evict();
+  }
+
+  /** Counts what a kept response has grown by (a compressed variant made after it was stored). */
+  resize(key: string, representation: Representation): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined || entry.representation !== representation) return;
+    const size = entrySize(key, representation);
+    this.bytes += size - entry.accounted;
+    entry.accounted = size;
+    this.evict();
   }
 
   get size(): { entries: number; bytes: number } {
     return { entries: this.entries.size, bytes: this.bytes };
   }
 
-  private clear(): void {
-    this.entries.clear();
-    this.bytes = 0;
+  private evict(): void {
+    for (const [key, entry] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.delete(key, entry);
+    }
   }
+
+  private delete(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.bytes -= entry.accounted;
+  }
+}
+
+/** What an entry costs: its bodies, and its key at two bytes a character. */
+function entrySize(key: string, representation: Representation): number {
+  return representation.size + key.length * 2;
 }

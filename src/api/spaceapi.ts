@@ -1,9 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
+import { lastChangeOf, versionsOf, type VersionedTable } from '../db/table-versions.js';
 import type { SpaceApiSetup } from '../spaceapi/config-file.js';
 import { readLiveParts, spaceApiDocument } from '../spaceapi/document.js';
 import { methodNotAllowed } from './errors.js';
 import { json } from './json.js';
+import { conditionsOf } from './cached-reads.js';
+import { readAnswerWhenReady, type ReadOptions } from './read-answer.js';
+import { Representation } from './representation.js';
 
 /**
  * `GET /spaceapi.json`: the space's SpaceAPI document (https://spaceapi.io/), for directories,
@@ -25,26 +30,30 @@ export function isSpaceApi(url: string | undefined): boolean {
   return (q === -1 ? url : url.slice(0, q)) === SPACEAPI_PATH;
 }
 
+/** The state comes from the openings, key holders from the users. */
+const READS: readonly VersionedTable[] = ['openings', 'users'];
+
 /**
- * The request handler. The body is built once per data version (one indexed query, two with
- * key holders) and reused until the next commit, as the API's response cache does.
+ * The request handler. The document is built once per version of the tables it reads (one
+ * indexed query, two with key holders) and reused until they change, with its entity tag and
+ * compressed variants, as the API's response cache does.
  */
-export function spaceApiHandler(database: DatabaseHandle, setup: SpaceApiSetup) {
-  let cached: { version: string; body: Buffer } | undefined;
+export function spaceApiHandler(database: DatabaseHandle, setup: SpaceApiSetup, config: Pick<Config, 'compressMinBytes'>) {
+  const options: ReadOptions = { cacheControl: `max-age=${SPACEAPI_MAX_AGE_SECONDS}`, compressMinBytes: config.compressMinBytes };
+  let cached: Representation | undefined;
 
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    reply.header('allow', ALLOW);
+    reply.header('allow', ALLOW).header('vary', 'Accept-Encoding');
     if (request.method === 'OPTIONS') return reply.code(204).send();
     if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(request.method);
-    const version = await database.dataVersion();
-    let body = cached?.version === version ? cached.body : undefined;
-    if (body === undefined) {
-      body = json(spaceApiDocument(setup, await readLiveParts(database.db, setup)));
-      cached = { version, body };
+    const snapshot = await database.versions();
+    const versions = versionsOf(snapshot, READS);
+    if (cached?.source.versions !== versions) {
+      const body = json(spaceApiDocument(setup, await readLiveParts(database.db, setup)));
+      cached = new Representation(body, { reads: READS, versions, changedUs: lastChangeOf(snapshot, READS), allow: ALLOW });
     }
-    return reply.code(200)
-      .header('content-type', 'application/json')
-      .header('cache-control', `max-age=${SPACEAPI_MAX_AGE_SECONDS}`)
-      .send(body);
+    const answer = await readAnswerWhenReady(cached, conditionsOf(request.headers), options);
+    reply.code(answer.status).headers(answer.headers);
+    return answer.status === 304 ? reply.send() : reply.send(answer.body);
   };
 }

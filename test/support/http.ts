@@ -4,6 +4,8 @@ export interface HttpResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** The body's bytes as received (compressed bodies stay compressed). */
+  bytes: Buffer;
   json(): any;
 }
 
@@ -35,8 +37,9 @@ export function request(base: string, path: string, options: HttpRequestOptions 
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          const body = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) });
+          const bytes = Buffer.concat(chunks);
+          const body = bytes.toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, bytes, json: () => JSON.parse(body) });
         });
         res.on('error', reject);
       },

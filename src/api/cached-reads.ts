@@ -1,0 +1,90 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.js';
+import type { DatabaseHandle } from '../db/connection.js';
+import { redactUrl } from '../log.js';
+import { READ_HEADERS } from './cors.js';
+import { SECURITY_HEADERS } from './json.js';
+import { HOST } from './links.js';
+import { acceptsJson } from './negotiation.js';
+import { parseQuery, sortedQuery, type QueryPair } from './query.js';
+import { readAnswer, type ReadConditions, type ReadOptions } from './read-answer.js';
+import type { ResponseCache } from './response-cache.js';
+
+/** Every response of an API route varies with these request headers. */
+export const VARY = 'Accept, Accept-Encoding';
+
+/**
+ * The cache key of a GET: everything its body depends on. The base URL (links are absolute),
+ * the path as sent (links repeat it; it names the route and any format suffix) and the query
+ * as the page links rebuild it (pairs sorted by key, re-encoded), so `?page=2&page_size=5` and
+ * `?page_size=5&page=2` share one entry. The content coding is chosen within the entry.
+ */
+export function cacheKey(base: string, rawPath: string, pairs: readonly QueryPair[]): string {
+  return pairs.length === 0 ? `${base} ${rawPath}` : `${base} ${rawPath}?${sortedQuery(pairs)}`;
+}
+
+export function conditionsOf(headers: IncomingMessage['headers']): ReadConditions {
+  return {
+    acceptEncoding: headers['accept-encoding'],
+    ifNoneMatch: headers['if-none-match'],
+    ifModifiedSince: headers['if-modified-since'],
+  };
+}
+
+export interface FastReadsOptions {
+  config: Config;
+  database: DatabaseHandle;
+  cache: ResponseCache;
+  log: FastifyBaseLogger;
+  isClosing: () => boolean;
+}
+
+/**
+ * The way past the framework for repeated reads: a GET or HEAD whose response is in the cache,
+ * still built from the current versions of its tables, is answered straight from Node's request
+ * handler, with the headers the full path would send. Anything else (a miss, a stale entry, a
+ * coding not made yet, credentials to check, an Accept that needs negotiating, a base URL that
+ * needs proxy headers, shutdown) goes to the framework, which answers it and fills the cache.
+ */
+export function fastReads({ config, database, cache, log, isClosing }: FastReadsOptions) {
+  const options: ReadOptions = config;
+  // Fastify logs every request at info; the fast path does the same, in one line.
+  const logRequests = ['info', 'debug', 'trace'].includes(log.level);
+
+  return function serve(request: IncomingMessage, response: ServerResponse, fallback: () => void): void {
+    const key = eligibleKey(request, config);
+    if (key === null || isClosing()) return fallback();
+    const start = logRequests ? performance.now() : 0;
+    database.versions().then((snapshot) => {
+      cache.observe(snapshot);
+      const representation = cache.get(key, snapshot);
+      const answer = representation && readAnswer(representation, conditionsOf(request.headers), options, Date.now());
+      if (representation === undefined || answer === undefined) return fallback();
+      response.writeHead(answer.status, { ...SECURITY_HEADERS, ...READ_HEADERS, allow: representation.source.allow, vary: VARY, ...answer.headers });
+      response.end(request.method === 'HEAD' ? undefined : answer.body ?? undefined);
+      if (logRequests) {
+        log.info({ req: { method: request.method, url: redactUrl(request.url), host: request.headers.host }, res: { statusCode: answer.status }, responseTime: performance.now() - start }, 'request completed from the response cache');
+      }
+    }, fallback);
+  };
+}
+
+/** The cache key of a request the fast path may answer, or null. */
+function eligibleKey(request: IncomingMessage, config: Config): string | null {
+  const { method, headers, url } = request;
+  if ((method !== 'GET' && method !== 'HEAD') || url === undefined || !url.startsWith('/api/')) return null;
+  // Credentials are checked (a bad token is a 401 even on a read); a body is the framework's to handle.
+  if (headers.authorization !== undefined || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return null;
+  if (!acceptsJson(headers.accept)) return null;
+  let base = config.publicUrl;
+  if (base === null) {
+    // Behind trusted proxies the base comes from forwarded headers, as the framework reads them.
+    if (config.trustProxy !== false) return null;
+    const host = headers.host;
+    if (host === undefined || !HOST.test(host)) return null;
+    base = `http://${host}`;
+  }
+  const q = url.indexOf('?');
+  return q === -1 ? cacheKey(base, url, []) : cacheKey(base, url.slice(0, q), parseQuery(url.slice(q + 1)));
+}

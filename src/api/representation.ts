@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import type { VersionedTable } from '../db/table-versions.js';
+import { encode, type Coding } from './content-coding.js';
+import { httpDate } from './conditional.js';
+
+/**
+ * How long after a change Last-Modified waits before it is sent. An HTTP date has whole
+ * seconds, so a client holding a response dated in the same second as a later change would be
+ * told "not modified"; once the second of the latest change has passed (with a margin for clocks
+ * and commits that land after their statement ran) no later change can share it.
+ */
+export const LAST_MODIFIED_SETTLE_MS = 2000;
+
+export interface RepresentationSource {
+  /** The tables the body was built from. */
+  reads: readonly VersionedTable[];
+  /** Their versions when it was built (versionsOf). */
+  versions: string;
+  /** When the newest of them last changed, in microseconds; 0 when none did (or no table is read). */
+  changedUs: number;
+  /** The route's Allow header, sent again by the cache's fast path. */
+  allow: string;
+}
+
+/**
+ * One response body of the API with everything derived from it, built once: its strong entity
+ * tag (a hash of the bytes, so every process that builds the same body gives the same tag), its
+ * compressed variants (made on first demand, kept), and Last-Modified.
+ */
+export class Representation {
+  readonly tag: string;
+  readonly etags: Readonly<Record<Coding, string>>;
+  private readonly encoded = new Map<Coding, Buffer>();
+  private readonly encoding = new Map<Coding, Promise<Buffer>>();
+  private lastModified: string | null = null;
+
+  constructor(
+    readonly body: Buffer,
+    readonly source: RepresentationSource,
+  ) {
+    this.tag = createHash('sha1').update(body).digest('base64url');
+    this.etags = { identity: `"${this.tag}"`, gzip: `"${this.tag}-gzip"`, br: `"${this.tag}-br"` };
+    this.encoded.set('identity', body);
+  }
+
+  /** The body in a coding, or undefined while it has not been made (see prepare()). */
+  bodyIn(coding: Coding): Buffer | undefined {
+    return this.encoded.get(coding);
+  }
+
+  /** Makes the body in a coding, once however many requests ask for it at the same time. */
+  async prepare(coding: Coding): Promise<void> {
+    if (this.encoded.has(coding) || coding === 'identity') return;
+    let pending = this.encoding.get(coding);
+    if (pending === undefined) {
+      pending = encode(this.body, coding);
+      this.encoding.set(coding, pending);
+    }
+    try {
+      this.encoded.set(coding, await pending);
+    } finally {
+      this.encoding.delete(coding);
+    }
+  }
+
+  /** Bytes held: every coding made so far. */
+  get size(): number {
+    let bytes = 0;
+    for (const body of this.encoded.values()) bytes += body.length;
+    return bytes;
+  }
+
+  /** The Last-Modified header at `nowMs`, or null while the latest change is too recent (or unknown). */
+  lastModifiedAt(nowMs: number): string | null {
+    if (this.lastModified !== null) return this.lastModified;
+    const changedMs = this.source.changedUs / 1000;
+    if (changedMs <= 0 || nowMs < changedMs + LAST_MODIFIED_SETTLE_MS) return null;
+    this.lastModified = httpDate(Math.floor(changedMs / 1000) * 1000);
+    return this.lastModified;
+  }
+}
