@@ -26,7 +26,7 @@ const FORBIDDEN = { detail: 'You do not have permission to perform this action.'
 const NOT_FOUND = { detail: 'Not found.' };
 const NO_CREDENTIALS_IN_HEADER = { detail: 'Invalid token header. No credentials provided.' };
 const SPACES_IN_HEADER = { detail: 'Invalid token header. Token string should not contain spaces.' };
-const EXPOSED = 'Allow, Link, Location, Retry-After, WWW-Authenticate';
+const EXPOSED = 'Allow, ETag, Link, Location, Retry-After, WWW-Authenticate';
 
 interface Call {
   method?: string;
@@ -166,7 +166,7 @@ describe('authentication', () => {
       const res = await call(server.base, path, { method, json: { is_open: true } });
       assertUnauthorized(res, NOT_PROVIDED, `${method} ${path}`);
       assert.ok(res.headers.allow, `${method} ${path}: Allow on the route's 401`);
-      assert.equal(res.headers.vary, 'Accept');
+      assert.equal(res.headers.vary, 'Accept, Accept-Encoding');
     }
     // Before the body is looked at: a malformed body or an unsupported type changes nothing.
     assertUnauthorized(await call(server.base, '/api/users/', { body: '{"broken', headers: { 'content-type': 'application/json' } }), NOT_PROVIDED, 'malformed JSON');
@@ -944,7 +944,7 @@ describe('CORS', () => {
       assert.equal(res.headers['access-control-allow-origin'], '*');
       assert.equal(res.headers['access-control-allow-methods'], 'GET, HEAD, OPTIONS', `${method} is not allowed`);
       assert.doesNotMatch(String(res.headers['access-control-allow-methods']), /POST|PUT|PATCH|DELETE/);
-      assert.equal(res.headers['access-control-allow-headers'], 'Accept, Authorization, Last-Event-ID');
+      assert.equal(res.headers['access-control-allow-headers'], 'Accept, Authorization, If-Modified-Since, If-None-Match, Last-Event-ID');
       assert.equal(res.headers['access-control-max-age'], '86400');
     }
   });

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { engineOf, type Db } from './connection.js';
 
 /** Any constant: the key of the advisory lock that serialises writers on PostgreSQL. */
@@ -16,13 +16,18 @@ export async function writeTransaction<T>(db: Db, work: (trx: Db) => Promise<T>)
   if (engineOf(db) === 'postgres') {
     return db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(${WRITE_LOCK_KEY})`.execute(trx);
-      return work(trx);
+      const result = await work(trx);
+      await restampChanges(trx, sql`(extract(epoch from transaction_timestamp()) * 1000000)::bigint`,
+        sql`(extract(epoch from clock_timestamp()) * 1000000)::bigint`);
+      return result;
     });
   }
   return db.connection().execute(async (connection) => {
     await sql`begin immediate`.execute(connection);
+    const startedUs = Date.now() * 1000;
     try {
       const result = await work(connection);
+      await restampChanges(connection, sql`${startedUs}`, sql`cast(unixepoch('subsec') * 1000000 as integer)`);
       await sql`commit`.execute(connection);
       return result;
     } catch (error) {
@@ -31,4 +36,14 @@ export async function writeTransaction<T>(db: Db, work: (trx: Db) => Promise<T>)
       throw error;
     }
   });
+}
+
+/**
+ * Moves the change times that this transaction's triggers wrote (each at its statement's end) to
+ * just before the commit. A long transaction (an import) would otherwise publish a change time
+ * seconds older than the moment its data became visible, and a client that holds a response
+ * dated in that earlier second would be told "not modified" (Last-Modified has whole seconds).
+ */
+async function restampChanges(trx: Db, startedUs: RawBuilder<unknown>, nowUs: RawBuilder<unknown>): Promise<void> {
+  await sql`update table_versions set changed_us = ${nowUs} where changed_us >= ${startedUs}`.execute(trx);
 }
