@@ -123,13 +123,18 @@ describe('FreshRead', () => {
     assert.deepEqual(await Promise.all(during), [2, 2, 2]);
   });
 
-  it('passes a failed read to its callers and recovers', async () => {
+  it('fails the callers waiting on a failed read at once, and recovers', async () => {
+    let reads = 0;
     let fail = true;
     const fresh = new FreshRead(async () => {
+      reads++;
+      await new Promise((resolve) => setImmediate(resolve));
       if (fail) throw new Error('down');
       return 'up';
     });
-    await assert.rejects(fresh.get(), /down/);
+    const results = await Promise.allSettled([fresh.get(), fresh.get(), fresh.get()]);
+    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected', 'rejected']);
+    assert.equal(reads, 1, 'no second attempt for the waiters');
     fail = false;
     assert.equal(await fresh.get(), 'up');
   });

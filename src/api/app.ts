@@ -18,7 +18,7 @@ import { resolveRequest, SAFE_METHODS } from './request-checks.js';
 import { isSpaceApi, spaceApiHandler } from './spaceapi.js';
 import { streamHandler } from './stream.js';
 import { ResponseCache } from './response-cache.js';
-import { cacheKey, conditionsOf, fastReads } from './cached-reads.js';
+import { cacheKey, conditionsOf, fastReads, versionsFor } from './cached-reads.js';
 import { collections } from './collections.js';
 import { Representation } from './representation.js';
 import { readAnswerWhenReady } from './read-answer.js';
@@ -146,7 +146,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     }
     const key = cacheKey(base, resolved.rawPath, resolved.query);
     // Read before the body is built, so that the body is at least as new as the versions it is filed under.
-    const snapshot = await database.versions();
+    const snapshot = await versionsFor(request.raw, database);
     cache.observe(snapshot);
     let representation = cache.get(key, snapshot);
     if (representation === undefined) {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
+import type { VersionSnapshot } from '../db/table-versions.js';
 import { redactUrl } from '../log.js';
 import { READ_HEADERS } from './cors.js';
 import { SECURITY_HEADERS } from './json.js';
@@ -32,6 +33,17 @@ export function conditionsOf(headers: IncomingMessage['headers']): ReadCondition
   };
 }
 
+/**
+ * The versions read for a request by the fast path, which the full path then uses too: read after
+ * the request arrived, so as fresh as the full path needs, and when the database is down the
+ * request waits for one failed read, not two.
+ */
+const snapshots = new WeakMap<IncomingMessage, Promise<VersionSnapshot>>();
+
+export function versionsFor(request: IncomingMessage, database: DatabaseHandle): Promise<VersionSnapshot> {
+  return snapshots.get(request) ?? database.versions();
+}
+
 export interface FastReadsOptions {
   config: Config;
   database: DatabaseHandle;
@@ -54,9 +66,11 @@ export function fastReads({ config, database, cache, log, isClosing }: FastReads
 
   return function serve(request: IncomingMessage, response: ServerResponse, fallback: () => void): void {
     const key = eligibleKey(request, config);
-    if (key === null || isClosing()) return fallback();
+    if (key === null || isClosing() || !cache.has(key)) return fallback();
     const start = logRequests ? performance.now() : 0;
-    database.versions().then((snapshot) => {
+    const versions = database.versions();
+    snapshots.set(request, versions);
+    versions.then((snapshot) => {
       cache.observe(snapshot);
       const representation = cache.get(key, snapshot);
       const answer = representation && readAnswer(representation, conditionsOf(request.headers), options, Date.now());

@@ -35,6 +35,11 @@ export class ResponseCache {
     }
   }
 
+  /** Whether a response is kept for a key, whatever versions it was built from. */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   /** The response for a key, if it was built from the tables as they are in `snapshot`. */
   get(key: string, snapshot: VersionSnapshot): Representation | undefined {
     const entry = this.entries.get(key);

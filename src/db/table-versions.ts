@@ -55,9 +55,11 @@ export function changedTables(before: VersionSnapshot, after: VersionSnapshot): 
 
 /**
  * A read that must reflect every commit made before it was asked for, shared by the callers
- * that arrive while one is running: they cannot use that one (it may have started before their
+ * that arrive while one is running: they cannot use its result (it may have started before their
  * write committed), so they all wait for the next, which starts when it ends. Under load one
- * round trip serves a whole batch of requests; alone, a caller waits for one round trip.
+ * round trip serves a whole batch of requests; alone, a caller waits for one round trip. When the
+ * running read fails, its waiters fail with it: the database is not answering, and a second
+ * attempt would only double their wait for the same error.
  */
 export class FreshRead<T> {
   private running: Promise<T> | null = null;
@@ -67,9 +69,12 @@ export class FreshRead<T> {
 
   get(): Promise<T> {
     if (this.running === null) return this.start();
-    this.waiting ??= this.running.then(noop, noop).then(() => {
+    this.waiting ??= this.running.then(() => {
       this.waiting = null;
       return this.start();
+    }, (error: unknown) => {
+      this.waiting = null;
+      throw error;
     });
     return this.waiting;
   }
@@ -82,5 +87,3 @@ export class FreshRead<T> {
     return started;
   }
 }
-
-function noop(): void {}
