@@ -18,7 +18,7 @@ import { resolveRequest, SAFE_METHODS } from './request-checks.js';
 import { isSpaceApi, spaceApiHandler } from './spaceapi.js';
 import { streamHandler } from './stream.js';
 import { ResponseCache } from './response-cache.js';
-import { cacheKey, conditionsOf, fastReads, versionsFor } from './cached-reads.js';
+import { cacheKey, fastReads, versionsFor } from './cached-reads.js';
 import { collections } from './collections.js';
 import { Representation } from './representation.js';
 import { readAnswerWhenReady } from './read-answer.js';
@@ -155,7 +155,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
       representation = new Representation(json(await buildBody(resolved, base)), source);
       cache.set(key, representation);
     }
-    const answer = await readAnswerWhenReady(representation, conditionsOf(request.headers), config);
+    const answer = await readAnswerWhenReady(representation, request.headers, config);
     cache.resize(key, representation);
     reply.code(answer.status).headers(answer.headers);
     return answer.status === 304 ? reply.send() : reply.send(answer.body);

@@ -9,7 +9,8 @@ import { SECURITY_HEADERS } from './json.js';
 import { HOST } from './links.js';
 import { acceptsJson } from './negotiation.js';
 import { parseQuery, sortedQuery, type QueryPair } from './query.js';
-import { readAnswer, type ReadConditions, type ReadOptions } from './read-answer.js';
+import { readAnswer, type ReadAnswer, type ReadOptions } from './read-answer.js';
+import type { Representation } from './representation.js';
 import type { ResponseCache } from './response-cache.js';
 
 /** Every response of an API route varies with these request headers. */
@@ -23,14 +24,6 @@ export const VARY = 'Accept, Accept-Encoding';
  */
 export function cacheKey(base: string, rawPath: string, pairs: readonly QueryPair[]): string {
   return pairs.length === 0 ? `${base} ${rawPath}` : `${base} ${rawPath}?${sortedQuery(pairs)}`;
-}
-
-export function conditionsOf(headers: IncomingMessage['headers']): ReadConditions {
-  return {
-    acceptEncoding: headers['accept-encoding'],
-    ifNoneMatch: headers['if-none-match'],
-    ifModifiedSince: headers['if-modified-since'],
-  };
 }
 
 /**
@@ -64,22 +57,46 @@ export function fastReads({ config, database, cache, log, isClosing }: FastReads
   // Fastify logs every request at info; the fast path does the same, in one line.
   const logRequests = ['info', 'debug', 'trace'].includes(log.level);
 
+  // Every header of an answer, for each set of answer headers (kept by its representation): a
+  // cached read allocates no header object.
+  const complete = new WeakMap<object, Readonly<Record<string, string>>>();
+  const headersOf = (representation: Representation, answer: ReadAnswer) => {
+    let headers = complete.get(answer.headers);
+    if (headers === undefined) {
+      headers = { ...SECURITY_HEADERS, ...READ_HEADERS, allow: representation.source.allow, vary: VARY, ...answer.headers };
+      complete.set(answer.headers, headers);
+    }
+    return headers;
+  };
+
+  /** Answers from the cache, or returns false (nothing sent) for the framework to answer. */
+  const answerFrom = (snapshot: VersionSnapshot, key: string, request: IncomingMessage, response: ServerResponse, start: number): boolean => {
+    cache.observe(snapshot);
+    const representation = cache.get(key, snapshot);
+    if (representation === undefined) return false;
+    const answer = readAnswer(representation, request.headers, options, Date.now());
+    if (answer === undefined) return false;
+    response.writeHead(answer.status, headersOf(representation, answer));
+    response.end(request.method === 'HEAD' ? undefined : answer.body ?? undefined);
+    if (logRequests) {
+      log.info({ req: { method: request.method, url: redactUrl(request.url), host: request.headers.host }, res: { statusCode: answer.status }, responseTime: performance.now() - start }, 'request completed from the response cache');
+    }
+    return true;
+  };
+
   return function serve(request: IncomingMessage, response: ServerResponse, fallback: () => void): void {
     const key = eligibleKey(request, config);
     if (key === null || isClosing() || !cache.has(key)) return fallback();
     const start = logRequests ? performance.now() : 0;
+    const now = database.versionsNow();
+    if (now !== null) {
+      if (!answerFrom(now, key, request, response, start)) fallback();
+      return;
+    }
     const versions = database.versions();
     snapshots.set(request, versions);
     versions.then((snapshot) => {
-      cache.observe(snapshot);
-      const representation = cache.get(key, snapshot);
-      const answer = representation && readAnswer(representation, conditionsOf(request.headers), options, Date.now());
-      if (representation === undefined || answer === undefined) return fallback();
-      response.writeHead(answer.status, { ...SECURITY_HEADERS, ...READ_HEADERS, allow: representation.source.allow, vary: VARY, ...answer.headers });
-      response.end(request.method === 'HEAD' ? undefined : answer.body ?? undefined);
-      if (logRequests) {
-        log.info({ req: { method: request.method, url: redactUrl(request.url), host: request.headers.host }, res: { statusCode: answer.status }, responseTime: performance.now() - start }, 'request completed from the response cache');
-      }
+      if (!answerFrom(snapshot, key, request, response, start)) fallback();
     }, fallback);
   };
 }

@@ -1,20 +1,20 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../config.js';
 import { negotiateCoding, type Coding } from './content-coding.js';
 import { noneMatchHits, unmodifiedSince } from './conditional.js';
 import type { Representation } from './representation.js';
 
-/** The request headers a read's answer depends on. */
-export interface ReadConditions {
-  acceptEncoding?: string;
-  ifNoneMatch?: string;
-  ifModifiedSince?: string;
-}
+/** The request headers a read's answer depends on (a request's own headers will do). */
+export type ReadConditions = Pick<IncomingHttpHeaders, 'accept-encoding' | 'if-none-match' | 'if-modified-since'>;
 
 export interface ReadAnswer {
   status: 200 | 304;
-  /** Validators, caching and coding headers (and Content-Length for a 200). */
-  headers: Record<string, string>;
-  /** The body in the chosen coding (a 304 has none; HEAD sends the headers of this body alone). */
+  /**
+   * Validators, caching and coding headers (and Content-Type and Content-Length for a 200). The
+   * same object for every answer of that kind from one representation: never modify it.
+   */
+  headers: Readonly<Record<string, string>>;
+  /** The body in the chosen coding; null for a 304 (HEAD sends the headers of this body alone). */
   body: Buffer | null;
 }
 
@@ -22,7 +22,7 @@ export type ReadOptions = Pick<Config, 'cacheControl' | 'compressMinBytes'>;
 
 /** The coding a response is sent in: small bodies are not worth compressing. */
 export function codingFor(representation: Representation, conditions: ReadConditions, options: ReadOptions): Coding {
-  return representation.body.length >= options.compressMinBytes ? negotiateCoding(conditions.acceptEncoding) : 'identity';
+  return representation.body.length >= options.compressMinBytes ? negotiateCoding(conditions['accept-encoding']) : 'identity';
 }
 
 /**
@@ -33,20 +33,16 @@ export function codingFor(representation: Representation, conditions: ReadCondit
  */
 export function readAnswer(representation: Representation, conditions: ReadConditions, options: ReadOptions, nowMs: number): ReadAnswer | undefined {
   const coding = codingFor(representation, conditions, options);
-  const headers: Record<string, string> = { etag: representation.etags[coding], 'cache-control': options.cacheControl };
   const lastModified = representation.lastModifiedAt(nowMs);
-  if (lastModified !== null) headers['last-modified'] = lastModified;
-  const { ifNoneMatch, ifModifiedSince } = conditions;
+  const ifNoneMatch = conditions['if-none-match'];
+  const ifModifiedSince = conditions['if-modified-since'];
   const notModified = ifNoneMatch !== undefined
     ? noneMatchHits(ifNoneMatch, representation.tag)
     : ifModifiedSince !== undefined && lastModified !== null && unmodifiedSince(ifModifiedSince, Date.parse(lastModified));
-  if (notModified) return { status: 304, headers, body: null };
+  if (notModified) return { status: 304, headers: headersOf(representation, 304, coding, lastModified, options), body: null };
   const body = representation.bodyIn(coding);
   if (body === undefined) return undefined;
-  headers['content-type'] = 'application/json';
-  if (coding !== 'identity') headers['content-encoding'] = coding;
-  headers['content-length'] = String(body.length);
-  return { status: 200, headers, body };
+  return { status: 200, headers: headersOf(representation, 200, coding, lastModified, options), body };
 }
 
 /** readAnswer, waiting for the negotiated coding to be made when needed. */
@@ -55,4 +51,19 @@ export async function readAnswerWhenReady(representation: Representation, condit
   if (answer !== undefined) return answer;
   await representation.prepare(codingFor(representation, conditions, options));
   return readAnswer(representation, conditions, options, Date.now())!;
+}
+
+/** The headers of one kind of answer, built once per representation (they are sent thousands of times). */
+function headersOf(representation: Representation, status: 200 | 304, coding: Coding, lastModified: string | null, options: ReadOptions): Readonly<Record<string, string>> {
+  const key = `${status} ${coding} ${lastModified !== null} ${options.cacheControl}`;
+  return representation.remember(key, () => {
+    const headers: Record<string, string> = { etag: representation.etags[coding], 'cache-control': options.cacheControl };
+    if (lastModified !== null) headers['last-modified'] = lastModified;
+    if (status === 200) {
+      headers['content-type'] = 'application/json';
+      if (coding !== 'identity') headers['content-encoding'] = coding;
+      headers['content-length'] = String(representation.bodyIn(coding)!.length);
+    }
+    return Object.freeze(headers);
+  });
 }

@@ -33,6 +33,7 @@ export class Representation {
   private readonly encoded = new Map<Coding, Buffer>();
   private readonly encoding = new Map<Coding, Promise<Buffer>>();
   private lastModified: string | null = null;
+  private readonly remembered = new Map<string, Readonly<Record<string, string>>>();
 
   constructor(
     readonly body: Buffer,
@@ -68,6 +69,16 @@ export class Representation {
     let bytes = 0;
     for (const body of this.encoded.values()) bytes += body.length;
     return bytes;
+  }
+
+  /** Headers derived from this representation, built on first use and kept with it. */
+  remember(key: string, build: () => Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+    let headers = this.remembered.get(key);
+    if (headers === undefined) {
+      headers = build();
+      this.remembered.set(key, headers);
+    }
+    return headers;
   }
 
   /** The Last-Modified header at `nowMs`, or null while the latest change is too recent (or unknown). */

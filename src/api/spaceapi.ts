@@ -6,7 +6,6 @@ import type { SpaceApiSetup } from '../spaceapi/config-file.js';
 import { readLiveParts, spaceApiDocument } from '../spaceapi/document.js';
 import { methodNotAllowed } from './errors.js';
 import { json } from './json.js';
-import { conditionsOf } from './cached-reads.js';
 import { readAnswerWhenReady, type ReadOptions } from './read-answer.js';
 import { Representation } from './representation.js';
 
@@ -52,7 +51,7 @@ export function spaceApiHandler(database: DatabaseHandle, setup: SpaceApiSetup, 
       const body = json(spaceApiDocument(setup, await readLiveParts(database.db, setup)));
       cached = new Representation(body, { reads: READS, versions, changedUs: lastChangeOf(snapshot, READS), allow: ALLOW });
     }
-    const answer = await readAnswerWhenReady(cached, conditionsOf(request.headers), options);
+    const answer = await readAnswerWhenReady(cached, request.headers, options);
     reply.code(answer.status).headers(answer.headers);
     return answer.status === 304 ? reply.send() : reply.send(answer.body);
   };

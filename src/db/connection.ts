@@ -23,6 +23,8 @@ export interface DatabaseHandle {
    * every commit made before the call, by any process: what cached responses are checked against.
    */
   versions(): Promise<VersionSnapshot>;
+  /** versions() without waiting, where the engine answers at once (SQLite); null where it cannot. */
+  versionsNow(): VersionSnapshot | null;
   /** Call after committing a write through this handle (SQLite does not count its own commits). */
   noteWrite(): void;
   /** Resolves when the database answers a trivial query. */

@@ -50,6 +50,8 @@ export function openPostgres(options: PostgresOptions): DatabaseHandle {
       return VERSIONED_TABLES.map((table) => snapshot[table].version).join('.');
     },
     versions: () => versions.get(),
+    // Only the server knows: every answer is a round trip.
+    versionsNow: () => null,
     noteWrite: () => {},
     ping: async () => {
       await pool.query('select 1');

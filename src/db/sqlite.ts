@@ -23,22 +23,24 @@ export function openSqlite(file: string): DatabaseHandle {
   let versionsReadAt = '';
   let versions: VersionSnapshot | undefined;
   let readVersions: BetterSqlite3.Statement | undefined;
+  const currentVersions = (): VersionSnapshot => {
+    const now = `${dataVersion.get()}.${ownWrites}`;
+    if (versions === undefined || now !== versionsReadAt) {
+      // Prepared on first use: a brand-new file has no table_versions until it is migrated.
+      readVersions ??= sqlite.prepare('select name, version, changed_us from table_versions');
+      versions = snapshotOf(readVersions.all() as Array<{ name: string; version: number; changed_us: number }>);
+      versionsReadAt = now;
+    }
+    return versions;
+  };
   return {
     db,
     engine: 'sqlite',
     location: file,
     // data_version counts commits by other connections only; our own are counted by noteWrite().
     dataVersion: async () => `${dataVersion.get()}.${ownWrites}`,
-    versions: async () => {
-      const now = `${dataVersion.get()}.${ownWrites}`;
-      if (versions === undefined || now !== versionsReadAt) {
-        // Prepared on first use: a brand-new file has no table_versions until it is migrated.
-        readVersions ??= sqlite.prepare('select name, version, changed_us from table_versions');
-        versions = snapshotOf(readVersions.all() as Array<{ name: string; version: number; changed_us: number }>);
-        versionsReadAt = now;
-      }
-      return versions;
-    },
+    versions: async () => currentVersions(),
+    versionsNow: () => currentVersions(),
     noteWrite: () => {
       ownWrites++;
     },
