@@ -105,38 +105,63 @@ describe('ResponseCache', () => {
 });
 
 describe('FreshRead', () => {
-  it('shares one read among callers, and makes callers that arrive during a read wait for the next', async () => {
-    let reads = 0;
-    const releases: Array<() => void> = [];
-    const fresh = new FreshRead(() => new Promise<number>((resolve) => {
-      const n = ++reads;
-      releases.push(() => resolve(n));
-    }));
-    const first = fresh.get();
-    const during = [fresh.get(), fresh.get(), fresh.get()];
-    assert.equal(reads, 1, 'callers arriving during a read start none of their own');
-    releases[0]();
-    assert.equal(await first, 1);
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(reads, 2, 'they share the next read, started after the first ended');
-    releases[1]();
-    assert.deepEqual(await Promise.all(during), [2, 2, 2]);
+  /** A read that ends when the test says so, numbered in the order reads start. */
+  function controlledReads() {
+    const releases: Array<(ok: boolean) => void> = [];
+    const fresh = new FreshRead(() => new Promise<number>((resolve, reject) => {
+      const n = releases.length + 1;
+      releases.push((ok) => (ok ? resolve(n) : reject(new Error(`read ${n} failed`))));
+    }), 2);
+    return { fresh, releases };
+  }
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('shares one read among the callers that ask before it starts', async () => {
+    const { fresh, releases } = controlledReads();
+    const together = [fresh.get(), fresh.get(), fresh.get()];
+    assert.equal(releases.length, 0, 'nothing starts while requests are still arriving');
+    await turn();
+    assert.equal(releases.length, 1, 'one read for all of them');
+    releases[0](true);
+    assert.deepEqual(await Promise.all(together), [1, 1, 1]);
   });
 
-  it('fails the callers waiting on a failed read at once, and recovers', async () => {
-    let reads = 0;
-    let fail = true;
-    const fresh = new FreshRead(async () => {
-      reads++;
-      await new Promise((resolve) => setImmediate(resolve));
-      if (fail) throw new Error('down');
-      return 'up';
-    });
-    const results = await Promise.allSettled([fresh.get(), fresh.get(), fresh.get()]);
-    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected', 'rejected']);
-    assert.equal(reads, 1, 'no second attempt for the waiters');
-    fail = false;
-    assert.equal(await fresh.get(), 'up');
+  it('makes callers arriving after a read started wait for a read of their own', async () => {
+    const { fresh, releases } = controlledReads();
+    const first = fresh.get();
+    await turn();
+    const later = fresh.get();
+    await turn();
+    assert.equal(releases.length, 2, 'a second read started, overlapping the first');
+    const third = fresh.get();
+    await turn();
+    assert.equal(releases.length, 2, 'no more than two at a time');
+    releases[1](true);
+    assert.equal(await later, 2, 'the later caller gets the read that started after it');
+    await turn();
+    assert.equal(releases.length, 3, 'the third starts when one ends');
+    releases[0](true);
+    releases[2](true);
+    assert.equal(await first, 1);
+    assert.equal(await third, 3);
+  });
+
+  it('fails the callers waiting for the next read when a read fails, and recovers', async () => {
+    const { fresh, releases } = controlledReads();
+    const a = fresh.get();
+    await turn();
+    const b = fresh.get();
+    await turn();
+    const c = fresh.get(); // waits: two reads are running
+    releases[0](false);
+    await assert.rejects(a, /read 1 failed/);
+    await assert.rejects(c, /read 1 failed/, 'no second attempt for the waiters');
+    releases[1](true);
+    assert.equal(await b, 2);
+    const d = fresh.get();
+    await turn();
+    releases[2](true);
+    assert.equal(await d, 3);
   });
 });
 

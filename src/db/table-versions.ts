@@ -54,36 +54,64 @@ export function changedTables(before: VersionSnapshot, after: VersionSnapshot): 
 }
 
 /**
- * A read that must reflect every commit made before it was asked for, shared by the callers
- * that arrive while one is running: they cannot use its result (it may have started before their
- * write committed), so they all wait for the next, which starts when it ends. Under load one
- * round trip serves a whole batch of requests; alone, a caller waits for one round trip. When the
- * running read fails, its waiters fail with it: the database is not answering, and a second
- * attempt would only double their wait for the same error.
+ * A read that must reflect every commit made before it was asked for, shared by the callers that
+ * ask for it before it starts. A read starts when the event loop has handled the requests that
+ * arrived together (setImmediate), so one round trip serves them all; callers arriving once it
+ * has started wait for the next one (it may have started before their write committed). Up to
+ * `maxRunning` reads overlap, so that a caller waits about one round trip, not two. When a read
+ * fails, the callers waiting for the next one fail with it: the database is not answering, and a
+ * second attempt would only double their wait for the same error.
  */
 export class FreshRead<T> {
-  private running: Promise<T> | null = null;
-  private waiting: Promise<T> | null = null;
+  private next: { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void; scheduled: boolean } | null = null;
+  private running = 0;
 
-  constructor(private readonly read: () => Promise<T>) {}
+  constructor(
+    private readonly read: () => Promise<T>,
+    private readonly maxRunning = 2,
+  ) {}
 
   get(): Promise<T> {
-    if (this.running === null) return this.start();
-    this.waiting ??= this.running.then(() => {
-      this.waiting = null;
-      return this.start();
-    }, (error: unknown) => {
-      this.waiting = null;
-      throw error;
-    });
-    return this.waiting;
+    if (this.next === null) {
+      let resolve!: (value: T) => void;
+      let reject!: (error: unknown) => void;
+      const promise = new Promise<T>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      this.next = { promise, resolve, reject, scheduled: false };
+      this.schedule();
+    }
+    return this.next.promise;
   }
 
-  private start(): Promise<T> {
-    const started = this.read().finally(() => {
-      if (this.running === started) this.running = null;
-    });
-    this.running = started;
-    return started;
+  private schedule(): void {
+    const next = this.next;
+    if (next === null || next.scheduled || this.running >= this.maxRunning) return;
+    next.scheduled = true;
+    setImmediate(() => this.start(next));
+  }
+
+  private start(next: NonNullable<FreshRead<T>['next']>): void {
+    // Callers from now on need a read that starts after them.
+    if (this.next === next) this.next = null;
+    this.running++;
+    this.read().then(
+      (value) => {
+        this.running--;
+        next.resolve(value);
+        this.schedule();
+      },
+      (error: unknown) => {
+        this.running--;
+        next.reject(error);
+        const waiting = this.next;
+        if (waiting !== null && !waiting.scheduled) {
+          this.next = null;
+          waiting.reject(error);
+        }
+        this.schedule();
+      },
+    );
   }
 }
