@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { COARSE_BUCKET_BITS, FINE_BUCKET_BITS } from '../src/db/migrations.js';
-import { DIRECT_OFFSET_LIMIT, listOpenings, locateOpening } from '../src/resources/openings.js';
+import { DIRECT_OFFSET_LIMIT, listOpenings, OpeningPositions } from '../src/resources/openings.js';
 import type { Db } from '../src/db/connection.js';
 import { TimeFormatter } from '../src/time.js';
 import { request } from './support/http.js';
@@ -70,14 +70,19 @@ async function assertBucketsExact(db: Db): Promise<void> {
   }
 }
 
+/** Kept across the tests, as the server keeps it across requests: it must notice every change. */
+const positions = new OpeningPositions();
+
 async function assertPagesExact(db: Db, what: string): Promise<void> {
   const expected = expectedOrder(await allRows(db));
   const offsets = [0, 1, DIRECT_OFFSET_LIMIT - 1, DIRECT_OFFSET_LIMIT, expected.length - 1, expected.length, expected.length + 5];
   for (let offset = DIRECT_OFFSET_LIMIT; offset < expected.length; offset += 53) offsets.push(offset);
   for (const offset of offsets) {
-    const page = await listOpenings(db, { offset, limit: 40 });
     const want = expected.slice(offset, offset + 40).map((r) => [r.time_us, r.is_open]);
-    assert.deepEqual(page.map((r) => [Number(r.time_us), Number(r.is_open)]), want, `${what}: offset ${offset}`);
+    for (const openingPositions of [positions, undefined]) {
+      const page = await listOpenings(db, { offset, limit: 40, openingPositions });
+      assert.deepEqual(page.map((r) => [Number(r.time_us), Number(r.is_open)]), want, `${what}: offset ${offset}`);
+    }
   }
 }
 
@@ -111,8 +116,8 @@ describe('deep pages of openings', () => {
 
   it('locates nothing past the last opening', async () => {
     const count = (await allRows(db)).length;
-    assert.equal(await locateOpening(db, count), undefined);
-    assert.notEqual(await locateOpening(db, count - 1), undefined);
+    assert.equal(await positions.locate(db, count), undefined);
+    assert.notEqual(await positions.locate(db, count - 1), undefined);
   });
 
   it('stays exact after backfills, deletions and moved times', async () => {

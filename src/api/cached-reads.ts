@@ -101,6 +101,9 @@ export function fastReads({ config, database, cache, log, isClosing }: FastReads
   };
 }
 
+// Requests of one client name the same host: it is checked once, not on every request.
+let lastHost = '';
+
 /** The cache key of a request the fast path may answer, or null. */
 function eligibleKey(request: IncomingMessage, config: Config): string | null {
   const { method, headers, url } = request;
@@ -113,7 +116,11 @@ function eligibleKey(request: IncomingMessage, config: Config): string | null {
     // Behind trusted proxies the base comes from forwarded headers, as the framework reads them.
     if (config.trustProxy !== false) return null;
     const host = headers.host;
-    if (host === undefined || !HOST.test(host)) return null;
+    if (host === undefined) return null;
+    if (host !== lastHost) {
+      if (!HOST.test(host)) return null;
+      lastHost = host;
+    }
     base = `http://${host}`;
   }
   const q = url.indexOf('?');

@@ -53,10 +53,15 @@ export async function readAnswerWhenReady(representation: Representation, condit
   return readAnswer(representation, conditions, options, Date.now())!;
 }
 
-/** The headers of one kind of answer, built once per representation (they are sent thousands of times). */
+const CODINGS: readonly Coding[] = ['identity', 'gzip', 'br'];
+
+/**
+ * The headers of one kind of answer, built once per representation (they are sent thousands of
+ * times). A representation is always answered with the same options (its cache's).
+ */
 function headersOf(representation: Representation, status: 200 | 304, coding: Coding, lastModified: string | null, options: ReadOptions): Readonly<Record<string, string>> {
-  const key = `${status} ${coding} ${lastModified !== null} ${options.cacheControl}`;
-  return representation.remember(key, () => {
+  const slot = (status === 200 ? 6 : 0) + CODINGS.indexOf(coding) * 2 + (lastModified === null ? 0 : 1);
+  return representation.remember(slot, () => {
     const headers: Record<string, string> = { etag: representation.etags[coding], 'cache-control': options.cacheControl };
     if (lastModified !== null) headers['last-modified'] = lastModified;
     if (status === 200) {

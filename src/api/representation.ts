@@ -33,7 +33,7 @@ export class Representation {
   private readonly encoded = new Map<Coding, Buffer>();
   private readonly encoding = new Map<Coding, Promise<Buffer>>();
   private lastModified: string | null = null;
-  private readonly remembered = new Map<string, Readonly<Record<string, string>>>();
+  private readonly remembered: Array<Readonly<Record<string, string>> | undefined> = [];
 
   constructor(
     readonly body: Buffer,
@@ -72,13 +72,8 @@ export class Representation {
   }
 
   /** Headers derived from this representation, built on first use and kept with it. */
-  remember(key: string, build: () => Readonly<Record<string, string>>): Readonly<Record<string, string>> {
-    let headers = this.remembered.get(key);
-    if (headers === undefined) {
-      headers = build();
-      this.remembered.set(key, headers);
-    }
-    return headers;
+  remember(slot: number, build: () => Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+    return (this.remembered[slot] ??= build());
   }
 
   /** The Last-Modified header at `nowMs`, or null while the latest change is too recent (or unknown). */

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/connection.js';
-import { currentSpaceState, spaceStatusRecord } from '../resources/openings.js';
+import { currentSpaceState, OpeningPositions, spaceStatusRecord } from '../resources/openings.js';
 import type { TimeFormatter } from '../time.js';
 import { collections } from './collections.js';
 import { notFound } from './errors.js';
@@ -20,6 +20,7 @@ export interface ViewDependencies {
 
 /** The body of a GET on any API route: the root, a page of a collection, or one record. */
 export function bodyBuilder({ db, config, times, avatar }: ViewDependencies) {
+  const openingPositions = new OpeningPositions();
   return async function buildBody(resolved: Resolved, base: string): Promise<unknown> {
     const { route } = resolved;
     const style = linkStyle(base, route.suffix, resolved.format);
@@ -40,7 +41,7 @@ export function bodyBuilder({ db, config, times, avatar }: ViewDependencies) {
       const count = await resource.count(trx);
       const pages = pageCount(count, size);
       const page = pageNumberOf(resolved.query, pages);
-      const results = await resource.page(trx, { offset: (page - 1) * size, limit: size }, resolved.query, ctx);
+      const results = await resource.page(trx, { offset: (page - 1) * size, limit: size, openingPositions }, resolved.query, ctx);
       return { count, pages, page, results };
     });
     return {

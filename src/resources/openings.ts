@@ -1,5 +1,4 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { sql } from 'kysely';
 import type { Db } from '../db/connection.js';
 import { COARSE_BUCKET_BITS, FINE_BUCKET_BITS } from '../db/migrations.js';
 import { countRecords } from './counts.js';
@@ -31,20 +30,20 @@ export function countOpenings(db: Db): Promise<number> {
 
 /**
  * Below this offset, stepping through index entries costs less than locating the start through
- * opening_buckets (a few hundred bucket counts read and summed).
+ * the bucket counts.
  */
 export const DIRECT_OFFSET_LIMIT = 2000;
 
 /**
  * Newest first; equal times by descending id. Served from the (time_us, id, is_open) index. A
- * deep page starts from the time bucket that holds its first row (locateOpening), so that only
- * the rows before it within that bucket are stepped over, not every newer opening.
+ * deep page starts from the time bucket that holds its first row (OpeningPositions), so that
+ * only the rows before it within that bucket are stepped over, not every newer opening.
  */
 export async function listOpenings(db: Db, window: PageWindow): Promise<OpeningRow[]> {
   let before: number | null = null;
   let skip = window.offset;
   if (window.offset >= DIRECT_OFFSET_LIMIT) {
-    const start = await locateOpening(db, window.offset);
+    const start = await (window.openingPositions ?? new OpeningPositions()).locate(db, window.offset);
     if (start === undefined) return [];
     ({ before, skip } = start);
   }
@@ -53,34 +52,87 @@ export async function listOpenings(db: Db, window: PageWindow): Promise<OpeningR
   return query.orderBy('time_us', 'desc').orderBy('id', 'desc').limit(window.limit).offset(skip).execute();
 }
 
-/** Where the opening at `offset` (newest first) is: skip `skip` rows among those older than `before`. */
+/** Where the opening at an offset (newest first) is: skip `skip` rows among those older than `before`. */
 export interface OpeningPosition {
   before: number;
   skip: number;
 }
 
+interface Bucket {
+  bucket: number;
+  n: number;
+  /** Openings in newer buckets of the same level. */
+  newer: number;
+}
+
+/** The bucket counts of one version of the openings, read as they are needed. */
+interface BucketIndex {
+  version: number;
+  coarse: Bucket[];
+  /** The fine buckets of each coarse bucket read so far. */
+  fine: Map<number, Bucket[]>;
+}
+
+const SPAN = 2 ** (COARSE_BUCKET_BITS - FINE_BUCKET_BITS);
+const FINE_WIDTH = 2 ** FINE_BUCKET_BITS;
+
 /**
- * Finds the fine bucket holding the opening at `offset`, newest first: running sums over the
- * coarse buckets (one per 2^42 µs, about 51 days) pick the coarse one, then over its at most 64
- * fine buckets (2^36 µs, about 19 hours). Both levels are kept exact by triggers (migration
- * 0005), including for backfilled times and deletions. Undefined past the last opening.
+ * Finds where the opening at an offset is, newest first, from the per-bucket counts that
+ * triggers keep exact (migration 0005), backfills and deletions included: the coarse buckets
+ * (2^42 µs, about 51 days) pick one, then its at most 64 fine buckets (2^36 µs, about 19 hours).
+ * The counts read are kept for as long as the openings keep their version (read in the caller's
+ * transaction, so they always match the rows it reads): after the first deep page, another
+ * one costs one tiny query more than the first page.
  */
-export async function locateOpening(db: Db, offset: number): Promise<OpeningPosition | undefined> {
-  const span = 1 << (COARSE_BUCKET_BITS - FINE_BUCKET_BITS);
-  const { rows } = await sql<{ before: number | string; skip: number | string }>`
-    with coarse as (
-      select bucket, n, sum(n) over (order by bucket desc rows between unbounded preceding and current row) as through
-      from opening_buckets where level = 1),
-    chosen as (
-      select bucket, through - n as newer from coarse where through > ${offset} order by bucket desc limit 1),
-    fine as (
-      select f.bucket, f.n, chosen.newer + sum(f.n) over (order by f.bucket desc rows between unbounded preceding and current row) as through
-      from opening_buckets f cross join chosen
-      where f.level = 0 and f.bucket >= chosen.bucket * ${span} and f.bucket < (chosen.bucket + 1) * ${span})
-    select (bucket + 1) * ${2 ** FINE_BUCKET_BITS} as before, ${offset} - (through - n) as skip
-    from fine where through > ${offset} order by bucket desc limit 1`.execute(db);
-  const row = rows[0];
-  return row === undefined ? undefined : { before: Number(row.before), skip: Number(row.skip) };
+export class OpeningPositions {
+  private index: BucketIndex | null = null;
+
+  async locate(db: Db, offset: number): Promise<OpeningPosition | undefined> {
+    const row = await db.selectFrom('table_versions').select('version').where('name', '=', 'openings').executeTakeFirst();
+    const version = Number(row?.version ?? 0);
+    let index = this.index;
+    if (index === null || index.version !== version) {
+      const rows = await db.selectFrom('opening_buckets').select(['bucket', 'n']).where('level', '=', 1).orderBy('bucket', 'desc').execute();
+      index = { version, coarse: withNewer(rows), fine: new Map() };
+      this.index = index;
+    }
+    const coarse = find(index.coarse, offset);
+    if (coarse === undefined) return undefined;
+    let fine = index.fine.get(coarse.bucket);
+    if (fine === undefined) {
+      const rows = await db.selectFrom('opening_buckets').select(['bucket', 'n']).where('level', '=', 0)
+        .where('bucket', '>=', coarse.bucket * SPAN).where('bucket', '<', (coarse.bucket + 1) * SPAN)
+        .orderBy('bucket', 'desc').execute();
+      fine = withNewer(rows, coarse.newer);
+      index.fine.set(coarse.bucket, fine);
+    }
+    const bucket = find(fine, offset);
+    return bucket === undefined ? undefined : { before: (bucket.bucket + 1) * FINE_WIDTH, skip: offset - bucket.newer };
+  }
+}
+
+/** Running sums over buckets in descending order. */
+function withNewer(rows: ReadonlyArray<{ bucket: number; n: number }>, start = 0): Bucket[] {
+  let newer = start;
+  return rows.map((row) => {
+    const bucket = { bucket: Number(row.bucket), n: Number(row.n), newer };
+    newer += bucket.n;
+    return bucket;
+  });
+}
+
+/** The bucket holding an offset (binary search on the running sums), or undefined past the last. */
+function find(buckets: readonly Bucket[], offset: number): Bucket | undefined {
+  let low = 0;
+  let high = buckets.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const bucket = buckets[middle];
+    if (offset < bucket.newer) high = middle - 1;
+    else if (offset >= bucket.newer + bucket.n) low = middle + 1;
+    else return bucket;
+  }
+  return undefined;
 }
 
 export function findOpening(db: Db, id: number): Promise<OpeningRow | undefined> {

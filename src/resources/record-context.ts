@@ -1,3 +1,4 @@
+import type { OpeningPositions } from './openings.js';
 /**
  * What a record needs to know about the request that reads it: how to spell hyperlinks (base URL
  * and format), times (zone) and avatars. Built once per request by the HTTP layer (or by any
@@ -21,4 +22,6 @@ export interface RecordContext {
 export interface PageWindow {
   offset: number;
   limit: number;
+  /** Where deep pages of openings start, kept between requests (openings.ts); optional. */
+  openingPositions?: OpeningPositions;
 }
