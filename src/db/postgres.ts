@@ -37,7 +37,8 @@ export function openPostgres(options: PostgresOptions): DatabaseHandle {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool(pool) }) });
   // One round trip serves every request that arrived while the previous one was running.
   const versions = new FreshRead(async () => {
-    const { rows } = await pool.query<{ name: string; version: number; changed_us: number }>('select name, version, changed_us from table_versions');
+    // Named: each connection plans it once.
+    const { rows } = await pool.query<{ name: string; version: number; changed_us: number }>({ name: 'table_versions', text: 'select name, version, changed_us from table_versions' });
     return snapshotOf(rows);
   });
   return {
