@@ -8,6 +8,7 @@ import { negotiateCoding } from '../src/api/content-coding.js';
 import { noneMatchHits, unmodifiedSince } from '../src/api/conditional.js';
 import { Representation } from '../src/api/representation.js';
 import { ResponseCache } from '../src/api/response-cache.js';
+import { SharedBuilds } from '../src/api/shared-builds.js';
 import { configFrom } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
 import { FreshRead, snapshotOf, versionsOf, VERSIONED_TABLES, type VersionedTable } from '../src/db/table-versions.js';
@@ -162,6 +163,25 @@ describe('FreshRead', () => {
     await turn();
     releases[2](true);
     assert.equal(await d, 3);
+  });
+});
+
+describe('SharedBuilds', () => {
+  it('builds once for concurrent requests with the same key and versions, and again afterwards', async () => {
+    const builds = new SharedBuilds<number>();
+    let count = 0;
+    const build = async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return ++count;
+    };
+    const together = await Promise.all([builds.run('a\n1.', build), builds.run('a\n1.', build), builds.run('a\n2.', build)]);
+    assert.deepEqual(together, [1, 1, 2], 'other versions build on their own');
+    assert.equal(await builds.run('a\n1.', build), 3, 'a finished build is not reused');
+    const failing = builds.run('b', async () => {
+      throw new Error('down');
+    });
+    await assert.rejects(failing, /down/);
+    assert.equal(await builds.run('b', build), 4, 'a failure is not kept');
   });
 });
 

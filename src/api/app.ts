@@ -21,6 +21,7 @@ import { ResponseCache } from './response-cache.js';
 import { cacheKey, fastReads, versionsFor } from './cached-reads.js';
 import { collections } from './collections.js';
 import { Representation } from './representation.js';
+import { SharedBuilds } from './shared-builds.js';
 import { readAnswerWhenReady } from './read-answer.js';
 import { ALLOW, type RouteMatch } from './routes.js';
 import { lastChangeOf, versionsOf, type VersionedTable } from '../db/table-versions.js';
@@ -124,6 +125,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const times = new TimeFormatter(config.timeZone);
   const avatar = avatarUrls(config);
   const buildBody = bodyBuilder({ db: database.db, config, times, avatar });
+  const builds = new SharedBuilds<Representation>();
   // The push stream and webhooks; their streams end before the server closes.
   const live = new SpaceLive(config, database, times, app.log);
   app.decorate('live', live);
@@ -152,8 +154,11 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     if (representation === undefined) {
       const reads = readsOf(resolved.route);
       const source = { reads, versions: versionsOf(snapshot, reads), changedUs: lastChangeOf(snapshot, reads), allow: ALLOW[resolved.route.kind] };
-      representation = new Representation(json(await buildBody(resolved, base)), source);
-      cache.set(key, representation);
+      representation = await builds.run(`${key}\n${source.versions}`, async () => {
+        const built = new Representation(json(await buildBody(resolved, base)), source);
+        cache.set(key, built);
+        return built;
+      });
     }
     const answer = await readAnswerWhenReady(representation, request.headers, config);
     cache.resize(key, representation);
