@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } f
 import pg from 'pg';
 import type { DatabaseHandle } from './connection.js';
 import type { Database } from './schema.js';
-import { FreshRead, snapshotOf, VERSIONED_TABLES } from './table-versions.js';
+import { changedTables, FreshRead, snapshotOf, VERSIONED_TABLES, type VersionSnapshot } from './table-versions.js';
 
 const INT8_OID = 20;
 
@@ -36,10 +36,14 @@ export function openPostgres(options: PostgresOptions): DatabaseHandle {
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool(pool) }) });
   // One round trip serves every request that arrived while the previous one was running.
+  let latest: VersionSnapshot | null = null;
   const versions = new FreshRead(async () => {
     // Named: each connection plans it once.
     const { rows } = await pool.query<{ name: string; version: number; changed_us: number }>({ name: 'table_versions', text: 'select name, version, changed_us from table_versions' });
-    return snapshotOf(rows);
+    const snapshot = snapshotOf(rows);
+    // The same object while nothing changed: the response cache compares snapshots by identity first.
+    if (latest === null || changedTables(latest, snapshot).length > 0) latest = snapshot;
+    return latest;
   });
   return {
     db,
