@@ -357,6 +357,23 @@ describe('conditional GETs and compression over HTTP', () => {
   });
 });
 
+describe('a database that can no longer be read', () => {
+  it('gets a JSON error for a read whose answer is cached, never a crash', async () => {
+    const server = await startServer({ records: sampleRecords() });
+    try {
+      assert.equal((await request(server.base, '/api/users/')).status, 200);
+      await server.database.close();
+      for (const headers of [{}, { 'if-none-match': '"x"' }]) {
+        const res = await request(server.base, '/api/users/', { headers });
+        assert.ok(res.status >= 500, `status ${res.status}`);
+        assert.equal(typeof res.json().detail, 'string');
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('Last-Modified and If-Modified-Since', () => {
   let server: TestServer;
   before(async () => {

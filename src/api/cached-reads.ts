@@ -88,16 +88,24 @@ export function fastReads({ config, database, cache, log, isClosing }: FastReads
     const key = eligibleKey(request, config);
     if (key === null || isClosing() || !cache.has(key)) return fallback();
     const start = logRequests ? performance.now() : 0;
-    const now = database.versionsNow();
-    if (now !== null) {
-      if (!answerFrom(now, key, request, response, start)) fallback();
-      return;
+    // Any failure (a database that cannot be read) is the framework's to answer, as a 503.
+    const answer = (snapshot: VersionSnapshot) => {
+      try {
+        if (!answerFrom(snapshot, key, request, response, start)) fallback();
+      } catch {
+        if (!response.headersSent) fallback();
+      }
+    };
+    let now: VersionSnapshot | null;
+    try {
+      now = database.versionsNow();
+    } catch {
+      return fallback();
     }
+    if (now !== null) return answer(now);
     const versions = database.versions();
     snapshots.set(request, versions);
-    versions.then((snapshot) => {
-      if (!answerFrom(snapshot, key, request, response, start)) fallback();
-    }, fallback);
+    versions.then(answer, fallback);
   };
 }
 
