@@ -363,7 +363,7 @@ describe('a database that can no longer be read', () => {
     try {
       assert.equal((await request(server.base, '/api/users/')).status, 200);
       await server.database.close();
-      for (const headers of [{}, { 'if-none-match': '"x"' }]) {
+      for (const headers of [{}, { 'if-none-match': '"x"' }] as Record<string, string>[]) {
         const res = await request(server.base, '/api/users/', { headers });
         assert.ok(res.status >= 500, `status ${res.status}`);
         assert.equal(typeof res.json().detail, 'string');

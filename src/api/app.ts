@@ -154,7 +154,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     if (representation === undefined) {
       const reads = readsOf(resolved.route);
       const source = { reads, versions: versionsOf(snapshot, reads), changedUs: lastChangeOf(snapshot, reads), allow: ALLOW[resolved.route.kind] };
-      representation = await builds.run(`${key}\n${source.versions}`, async () => {
+      representation = await builds.run(`${key}\n${source.versions.join('.')}`, async () => {
         const built = new Representation(json(await buildBody(resolved, base)), source);
         cache.set(key, built);
         return built;

@@ -15,7 +15,7 @@ export interface RepresentationSource {
   /** The tables the body was built from. */
   reads: readonly VersionedTable[];
   /** Their versions when it was built (versionsOf). */
-  versions: string;
+  versions: readonly number[];
   /** When the newest of them last changed, in microseconds; 0 when none did (or no table is read). */
   changedUs: number;
   /** The route's Allow header, sent again by the cache's fast path. */

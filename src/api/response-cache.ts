@@ -1,4 +1,4 @@
-import { changedTables, versionsOf, type VersionSnapshot } from '../db/table-versions.js';
+import { changedTables, sameVersions, type VersionSnapshot } from '../db/table-versions.js';
 import type { Representation } from './representation.js';
 
 /**
@@ -48,7 +48,7 @@ export class ResponseCache {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
     const { representation } = entry;
-    if (versionsOf(snapshot, representation.source.reads) !== representation.source.versions) {
+    if (!sameVersions(snapshot, representation.source.reads, representation.source.versions)) {
       this.delete(key, entry);
       return undefined;
     }
@@ -69,7 +69,7 @@ export class ResponseCache {
    */
   set(key: string, representation: Representation): void {
     const { source } = representation;
-    if (this.seen === null || versionsOf(this.seen, source.reads) !== source.versions || key.length > MAX_KEY_LENGTH) return;
+    if (this.seen === null || !sameVersions(this.seen, source.reads, source.versions) || key.length > MAX_KEY_LENGTH) return;
     const size = entrySize(key, representation);
     if (size > this.maxBytes) return;
     const previous = this.entries.get(key);

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
-import { lastChangeOf, versionsOf, type VersionedTable } from '../db/table-versions.js';
+import { lastChangeOf, sameVersions, versionsOf, type VersionedTable } from '../db/table-versions.js';
 import type { SpaceApiSetup } from '../spaceapi/config-file.js';
 import { readLiveParts, spaceApiDocument } from '../spaceapi/document.js';
 import { methodNotAllowed } from './errors.js';
@@ -46,8 +46,8 @@ export function spaceApiHandler(database: DatabaseHandle, setup: SpaceApiSetup, 
     if (request.method === 'OPTIONS') return reply.code(204).send();
     if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(request.method);
     const snapshot = await database.versions();
-    const versions = versionsOf(snapshot, READS);
-    if (cached?.source.versions !== versions) {
+    if (cached === undefined || !sameVersions(snapshot, READS, cached.source.versions)) {
+      const versions = versionsOf(snapshot, READS);
       const body = json(spaceApiDocument(setup, await readLiveParts(database.db, setup)));
       cached = new Representation(body, { reads: READS, versions, changedUs: lastChangeOf(snapshot, READS), allow: ALLOW });
     }

@@ -34,11 +34,15 @@ export function snapshotOf(rows: ReadonlyArray<{ name: string; version: number |
   return Object.freeze(snapshot);
 }
 
-/** The versions of some tables, as one comparable string: equal strings mean unchanged tables. */
-export function versionsOf(snapshot: VersionSnapshot, tables: readonly VersionedTable[]): string {
-  let key = '';
-  for (const table of tables) key += `${snapshot[table].version}.`;
-  return key;
+/** Whether some tables still have the versions that versionsOf() gave. */
+export function sameVersions(snapshot: VersionSnapshot, tables: readonly VersionedTable[], versions: readonly number[]): boolean {
+  for (let i = 0; i < tables.length; i++) if (snapshot[tables[i]].version !== versions[i]) return false;
+  return true;
+}
+
+/** The versions of some tables, in their order. */
+export function versionsOf(snapshot: VersionSnapshot, tables: readonly VersionedTable[]): number[] {
+  return tables.map((table) => snapshot[table].version);
 }
 
 /** When the newest change among some tables was made (0 for none). */
