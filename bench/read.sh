@@ -2,25 +2,50 @@
 # Read benchmark of the HTTP API on a large demo dataset.
 #
 #   bash bench/read.sh [--db sqlite|postgres] [--workers N] [--keep-db | --rebuild] [--duration S]
-#                      [--skip-uncached] [--cpu-prof]
+#                      [--walk-limit S] [--mixed-seconds S] [--skip-uncached] [--cpu-prof]
 #
 # 1. builds (or reuses) a database with the `demo` command: 2,000 users, 1,000,000 openings,
 #    200 projects, 500 events, 300 meetings — a SQLite file in bench/out/ (the default), or with
 #    --db postgres the PostgreSQL database hackerspace_bench (see below);
 # 2. starts `hackerspace-api serve` and times the first answered request (3 starts, median);
-# 3. measures req/s and p99 latency with wrk for the first page of every collection, /api/,
-#    and /api/space/openings/?page=5000; times single page-5000 requests;
-# 4. reads the server's peak RSS (VmHWM; with --workers, the sum over the primary and workers);
-# 5. measures the ceiling of every route: a bare node:http server (bench/ceiling.js) answering
-#    a precomputed buffer of the same size — the route's own body bytes and headers — with the
-#    same wrk settings (the ceiling for Node on this machine; with --workers N, N node:cluster
-#    workers, like the service);
-# 6. prints a Markdown report and writes it to bench/out/read-<date>-<engine>[-w<N>].md.
-#
-# wrk asks for the same URL over and over, which the service's response cache answers from
-# memory; so when the service has one (RESPONSE_CACHE_MB), steps 2-4 run twice: with the
-# default configuration, and with RESPONSE_CACHE_MB=0 (what a request for a page nobody asked
-# for since the last write costs). Both must send the same bytes.
+# then, with wrk, each measurement next to its ceiling — a bare node:http server
+# (bench/ceiling.js) answering precomputed bytes: the same status, headers and body as the API's
+# answer, measured the same way in the same run (the ceiling for Node on this machine; ratio =
+# the API's req/s ÷ the ceiling's):
+# A. on a server started afresh (default configuration), the first page of every collection
+#    (/api/users/, /api/space/openings/, /api/projects/, /api/meetings/, /api/events/),
+#    /api/space/status/ and /api/, asked over and over (so answered by the response cache):
+#    req/s and p99 against the ceiling sending the same bytes and headers. Target: ratio ≥ 0.70
+#    for each. Then each collection again with `Accept-Encoding: gzip` against a ceiling
+#    sending the same compressed bytes and headers (ratio only, no target);
+# B. the same URLs with `If-None-Match: <the ETag the server sent for that URL>`: every answer
+#    must be `304 Not Modified` (counted by bench/report.lua, since wrk counts a 304 as a
+#    success), against a ceiling answering 304 with the headers the API sent on its 304.
+#    Target: ratio ≥ 0.80 for each. A URL whose 200 carries no ETag, or whose conditional GET is
+#    not answered 304, misses its target;
+# C1. on another server started afresh (default configuration, nothing asked yet): every page of
+#    /api/space/openings/ (page_size default: 10,000 pages of 100) exactly once, in a random
+#    order (bench/walk.lua: a shuffled list, one connection, `wrk -t1 -c1`: latency is service
+#    time, not queueing), so no answer can come from the response cache: p50, p90, p99, req/s.
+#    Target: p50 < 5 ms. Then, on that server, A's first page of openings again, now with
+#    10,000 more entries in the response cache (no target: hits should not get slower);
+# C2. a third server with the response cache off (RESPONSE_CACHE_MB=0): page 1 and the last
+#    page of the openings (10,000), one connection each for --duration seconds (`wrk -t1 -c1`):
+#    p50 of each and their ratio. Target: last ÷ first ≤ 2. On that server too (unless
+#    --skip-uncached), every URL of A with the cache off, against the same ceilings: what a page
+#    nobody asked for since the last write costs;
+# D. mixed load, on a scratch copy of the dataset (a copy of the SQLite file; on PostgreSQL a
+#    database created from the cached one as template, dropped afterwards: the cached dataset is
+#    never written) and two `serve` processes on it: wrk readers poll the first page of the
+#    openings on the first process for --mixed-seconds while bench/mixed.js posts a door report
+#    every 100 ms to it (a door token made with `token create --name bench-mixed --scope door`,
+#    kept in memory) and, after each 201, at once reads the first page on both processes, plain
+#    and with If-None-Match: <the ETag seen before the post>: results[0] must be the opening just
+#    posted and the conditional GET must be 200, not 304. Any stale read fails the run;
+# E. the peak RSS (VmHWM) of every server process this run started (with --workers, the sum over
+#    the primary and its workers). Target: < 300 MB for each;
+# and prints a Markdown report, also written to bench/out/read-<date>-<engine>[-w<N>].md (the
+# run's raw outputs in bench/out/run-<date>/).
 #
 # Options:
 #   --db ENGINE    sqlite (default) or postgres. PostgreSQL: the database named by
@@ -29,9 +54,11 @@
 #                  vacuumed (VACUUM FULL, then VACUUM (FREEZE, ANALYZE): statistics, visibility
 #                  map, no dead rows — the state autovacuum brings a production database to). A
 #                  marker file in bench/out/ (like the SQLite file's .meta) records the demo
-#                  arguments, row counts, the database's oid and its data_version: the database
-#                  is reused only while all of them still match (any write, or a drop and create,
-#                  means a rebuild). One database holds one dataset size at a time.
+#                  arguments, row counts, the database's oid and its data version (the service's
+#                  table_versions): the database is reused only while all of them still match (any
+#                  write, or a drop and create, means a rebuild). One database holds one dataset
+#                  size at a time. The mixed load runs on a copy (CREATE DATABASE … TEMPLATE,
+#                  which needs nobody else connected to that database at that moment).
 #   --workers N    start the service as `serve --workers N` (node:cluster: a primary and N
 #                  workers), and the ceiling as N workers too. RSS is then the sum of the peaks
 #                  of all those processes. wrk takes a core of its own: on a small machine the
@@ -39,21 +66,28 @@
 #   --keep-db      use the cached database as it is, without checking its sizes (never build)
 #   --rebuild      build the database again even if the cached one has the right sizes
 #   --duration S   seconds of measurement per URL (default 5; each URL also gets 1 s of warm-up)
-#   --skip-uncached  measure only the default configuration (about a third less time)
-#   --cpu-prof     run the benchmarked servers under `node --cpu-prof` and print where their CPU
-#                  time went (the profiler slows the servers: numbers from such a run are not
-#                  comparable to others)
+#   --walk-limit S longest the C1 walk over all pages may take (default 240 s; a walk stopped by
+#                  it is reported with the pages it reached, and misses its target)
+#   --mixed-seconds S  length of the mixed load (default 10)
+#   --skip-uncached  skip the cache-off rows of A (C2 still runs)
+#   --cpu-prof     run the benchmarked servers of A, B, C1 and C2 under `node --cpu-prof` and print
+#                  where their CPU time went (the profiler slows the servers: numbers from such a
+#                  run are not comparable to others)
 #
 # Environment (optional): BENCH_USERS, BENCH_OPENINGS, BENCH_PROJECTS, BENCH_EVENTS,
 # BENCH_MEETINGS change the dataset (each size gets its own cached SQLite file; PostgreSQL has
 # one database, rebuilt when the size changes); BENCH_POSTGRES_URL the PostgreSQL database;
-# WRK_THREADS (1) and WRK_CONNECTIONS (32) change the load. wrk runs on one thread so the server
-# keeps a core.
+# WRK_THREADS (1) and WRK_CONNECTIONS (32) change the load of A, B, the cache-off rows and the
+# mixed load's readers (wrk runs on one thread so the server keeps a core); WALK_SEED (1) the
+# order of the C1 walk.
 #
 # Exit status: 0 when everything was measured and every target met; 1 on any failure (a command
-# failed, a URL did not answer 200, the server died…); 3 when the measurements completed but a
-# target was missed (startup < 1000 ms, page 5000 < 100 ms (with the cache off when measured),
-# peak RSS < 250 MB — with --workers, for the sum over all the service's processes).
+# failed, a URL did not answer 200, an answer under load was not the expected one — a 304 where
+# every answer must be 304, a body of the wrong size —, the server died, a stale read or a post
+# not answered 201 in the mixed load…); 3 when the measurements completed but a target was
+# missed (startup < 1000 ms; A ≥ 0.70 and B ≥ 0.80 of the ceiling; C1 p50 < 5 ms over a complete
+# walk; C2 last page ÷ first page ≤ 2; peak RSS < 300 MB per server — with --workers, summed over
+# its processes).
 set -Eeuo pipefail
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -71,27 +105,28 @@ DB_MODE=auto   # auto | keep | rebuild
 ENGINE=sqlite  # sqlite | postgres
 WORKERS=""     # empty: `serve` as one process
 DURATION=5
+WALK_LIMIT=240
+MIXED_SECONDS=10
 CPU_PROF=0
 UNCACHED=1
 
 usage() { sed -n '2,/^set -/{/^set -/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; }
+need_value() { [[ $1 -ge 2 ]] || { echo "read.sh: $2 needs a value" >&2; exit 2; }; }
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --db)
-      [[ $# -ge 2 ]] || { echo "read.sh: --db needs a value (sqlite or postgres)" >&2; exit 2; }
-      ENGINE=$2; shift ;;
+    --db) need_value $# "$1"; ENGINE=$2; shift ;;
     --db=*) ENGINE=${1#*=} ;;
-    --workers)
-      [[ $# -ge 2 ]] || { echo "read.sh: --workers needs a value" >&2; exit 2; }
-      WORKERS=$2; shift ;;
+    --workers) need_value $# "$1"; WORKERS=$2; shift ;;
     --workers=*) WORKERS=${1#*=} ;;
     --keep-db) DB_MODE=keep ;;
     --rebuild) DB_MODE=rebuild ;;
-    --duration)
-      [[ $# -ge 2 ]] || { echo "read.sh: --duration needs a value" >&2; exit 2; }
-      DURATION=$2; shift ;;
+    --duration) need_value $# "$1"; DURATION=$2; shift ;;
     --duration=*) DURATION=${1#*=} ;;
+    --walk-limit) need_value $# "$1"; WALK_LIMIT=$2; shift ;;
+    --walk-limit=*) WALK_LIMIT=${1#*=} ;;
+    --mixed-seconds) need_value $# "$1"; MIXED_SECONDS=$2; shift ;;
+    --mixed-seconds=*) MIXED_SECONDS=${1#*=} ;;
     --cpu-prof) CPU_PROF=1 ;;
     --skip-uncached) UNCACHED=0 ;;
     -h|--help) usage; exit 0 ;;
@@ -99,7 +134,9 @@ while [[ $# -gt 0 ]]; do
   esac
   shift
 done
-[[ "$DURATION" =~ ^[1-9][0-9]*$ ]] || { echo "read.sh: --duration expects whole seconds ≥ 1, got '$DURATION'" >&2; exit 2; }
+for v in DURATION WALK_LIMIT MIXED_SECONDS; do
+  [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || { echo "read.sh: --$(tr 'A-Z_' 'a-z-' <<<"$v") expects whole seconds ≥ 1, got '${!v}'" >&2; exit 2; }
+done
 case "$ENGINE" in
   sqlite|postgres) ;;
   postgresql|pg) ENGINE=postgres ;;
@@ -114,16 +151,22 @@ EVENTS=${BENCH_EVENTS:-500}
 MEETINGS=${BENCH_MEETINGS:-300}
 THREADS=${WRK_THREADS:-1}
 CONNECTIONS=${WRK_CONNECTIONS:-32}
-for v in USERS OPENINGS PROJECTS EVENTS MEETINGS THREADS CONNECTIONS; do
+SEED=${WALK_SEED:-1}
+for v in USERS OPENINGS PROJECTS EVENTS MEETINGS THREADS CONNECTIONS SEED; do
   [[ "${!v}" =~ ^[0-9]+$ ]] || { echo "read.sh: $v must be a whole number, got '${!v}'" >&2; exit 2; }
 done
+[[ $OPENINGS -ge 1 ]] || { echo "read.sh: BENCH_OPENINGS must be at least 1 (the openings are walked)" >&2; exit 2; }
 
-DEEP_PAGE=5000
-DEEP_ROUTE="/api/space/openings/?page=$DEEP_PAGE"
-ROUTES=(/api/users/ /api/space/openings/ /api/projects/ /api/meetings/ /api/events/ /api/ "$DEEP_ROUTE")
+COLLECTIONS=(/api/users/ /api/space/openings/ /api/projects/ /api/meetings/ /api/events/)
+ROUTES=("${COLLECTIONS[@]}" /api/space/status/ /api/)
+OPENINGS_ROUTE=/api/space/openings/
+MIXED_INTERVAL_MS=100
 TARGET_STARTUP_MS=1000
-TARGET_DEEP_MS=100
-TARGET_RSS_MB=250
+TARGET_A_RATIO=0.70
+TARGET_B_RATIO=0.80
+TARGET_WALK_P50_MS=5
+TARGET_DEEP_RATIO=2
+TARGET_RSS_MB=300
 
 SCRIPT_T0=${EPOCHREALTIME/,/.}
 mkdir -p "$OUT"
@@ -149,13 +192,30 @@ REPORT="$OUT/read-$STAMP-$RUN_NAME.md"
 # ---------------------------------------------------------------------------------------------
 # Logging, failure, cleanup
 
-PIDS=()   # the background processes this script started and has not stopped yet
+PIDS=()           # the background processes this script started and has not stopped yet
+SCRATCH_FILES=()  # the mixed load's copy of the SQLite file
+SCRATCH_PG=()     # the mixed load's PostgreSQL database
 
+drop_scratch() {
+  local f url kept=()
+  for f in "${SCRATCH_FILES[@]}"; do rm -f "$f" "$f-wal" "$f-shm" "$f-journal"; done
+  SCRATCH_FILES=()
+  for url in "${SCRATCH_PG[@]}"; do
+    if node "$BENCH_DIR/util.js" pg-drop-db "$url" >>"$WORK/cleanup.log" 2>&1; then
+      log "dropped the scratch database $(safe_url "$url")"
+    else
+      log "WARNING: could not drop the scratch database $(safe_url "$url") (see $(rel "$WORK")/cleanup.log)"
+      kept+=("$url")
+    fi
+  done
+  SCRATCH_PG=("${kept[@]}")
+}
 
 cleanup() {
   local rc=$? pid
-  trap - EXIT INT TERM
+  trap - EXIT INT TERM ERR
   for pid in "${PIDS[@]}"; do stop_pid "$pid"; done
+  drop_scratch
   if [[ $rc -ne 0 && $rc -ne 3 ]]; then
     printf 'read.sh: exit status %s; logs in %s\n' "$rc" "$(rel "$WORK")" >&2
   fi
@@ -185,13 +245,22 @@ ensure_wrk() {
   fi
 }
 
-for tool in node curl awk; do
+for tool in node curl awk cmp; do
   command -v "$tool" >/dev/null 2>&1 || die "$tool is required but not on PATH"
 done
 ensure_wrk
 [[ -f "$ROOT/bin/hackerspace-api.js" ]] || die "bin/hackerspace-api.js not found under $ROOT"
+for f in ceiling.js util.js report.lua walk.lua mixed.js; do
+  [[ -f "$BENCH_DIR/$f" ]] || die "bench/$f not found"
+done
+# walk.lua times requests through LuaJIT's ffi: make sure this wrk has it (wrk loads the script
+# before it connects; nothing listens on port 1, so it stops there).
+printf 'local ffi = require("ffi")\n' >"$WORK/ffi-check.lua"
+wrk_lua=$(wrk -t1 -c1 -d1s -s "$WORK/ffi-check.lua" http://127.0.0.1:1/ 2>&1 || true)
+! grep -q "module 'ffi' not found" <<<"$wrk_lua" || die "this wrk's Lua has no ffi module (bench/walk.lua needs LuaJIT's)"
 
 now_ms() { local t=${EPOCHREALTIME/,/.}; echo $(( ${t%.*} * 1000 + 10#${t#*.} / 1000 )); }
+seconds_since() { awk -v ms=$(($(now_ms) - $1)) 'BEGIN { printf "%.1f", ms / 1000 }'; }
 
 # Median of numbers given one per line on stdin.
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR == 0) exit 1; if (NR % 2) print a[(NR + 1) / 2]; else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
@@ -205,12 +274,25 @@ git_rev() {
   echo "$rev"
 }
 
+us_to_ms() { awk -v us="$1" 'BEGIN { printf "%.2f", us / 1000 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "—"; else printf "%.3f", a / b }'; }
+# at_least V T / below V T / at_most V T → ok or MISSED
+at_least() { awk -v v="$1" -v t="$2" 'BEGIN { print (v != "" && v != "—" && v + 0 >= t + 0) ? "ok" : "MISSED" }'; }
+below() { awk -v v="$1" -v t="$2" 'BEGIN { print (v != "" && v != "—" && v + 0 < t + 0) ? "ok" : "MISSED" }'; }
+at_most() { awk -v v="$1" -v t="$2" 'BEGIN { print (v != "" && v != "—" && v + 0 <= t + 0) ? "ok" : "MISSED" }'; }
+slug() { local s=${1//[^a-zA-Z0-9]/_}; echo "${s#_}"; }
+# field LINE NAME → the value of NAME=value in a RESULT / WALK / MIXED line
+field() { sed -nE "s/(^|.*[ ])$2=([^ ]*).*/\\2/p" <<<"$1" | head -n 1; }
+# header_value HEADERS-FILE NAME → the value of that header (the last one of that name)
+header_value() { awk -v n="$(tr 'A-Z' 'a-z' <<<"$2")" 'BEGIN { FS = ":" } { sub(/\r$/, "") } tolower($1) == n { v = substr($0, length($1) + 2); sub(/^[ \t]+/, "", v) } END { print v }' "$1"; }
+
 # The configuration variables the server reads, other than the ones set here, are removed so
 # that a developer's environment (PAGE_SIZE, PUBLIC_URL…) cannot change what is measured: the
 # ones src/config.ts reads today, and the ones it read when this script was written.
 SERVER_ENV_UNSET=()
 for v in $(grep -oE "env\.[A-Z_]+|env, '[A-Z_]+'" "$ROOT/src/config.ts" 2>/dev/null | grep -oE '[A-Z][A-Z_]+' || true) \
-         PUBLIC_URL TRUST_PROXY TIME_ZONE PAGE_SIZE MAX_PAGE_SIZE AVATAR_FIELD AVATAR_HASH AVATAR_DEFAULT RESPONSE_CACHE_MB; do
+         PUBLIC_URL TRUST_PROXY TIME_ZONE PAGE_SIZE MAX_PAGE_SIZE AVATAR_FIELD AVATAR_HASH AVATAR_DEFAULT RESPONSE_CACHE_MB \
+         CACHE_CONTROL COMPRESS_MIN_BYTES DATABASE_POOL_SIZE DATABASE_STATEMENT_TIMEOUT_MS; do
   case "$v" in DATABASE_URL|HOST|PORT|LOG_LEVEL) ;; *) SERVER_ENV_UNSET+=(-u "$v") ;; esac
 done
 
@@ -232,9 +314,12 @@ cli_entry() {
   fi
 }
 CLI_ENTRY=$(cli_entry)
+GIT_REV=$(git_rev)   # now: the commit the program under test comes from (src/ may change later)
 if [[ $CLI_ENTRY == dist/* ]]; then
-  # Next to the run's other files; better-sqlite3 is still found in $ROOT/node_modules.
-  CLI="$WORK/hackerspace-api.mjs"
+  # Next to the run's other files; better-sqlite3 is still found in $ROOT/node_modules. Named so
+  # that its command line does not look like a developer's `node dist/hackerspace-api.mjs serve`
+  # (which a broad `pkill -f` aimed at those would stop in the middle of a run).
+  CLI="$WORK/bench-cli.mjs"
   cp "$ROOT/dist/hackerspace-api.mjs" "$CLI"
   CLI_ENTRY="$CLI_ENTRY (a copy taken when the run started: $(sha256sum "$CLI" | cut -c1-12))"
 else
@@ -247,7 +332,7 @@ log "the CLI will run: $CLI_ENTRY"
 # 1. The dataset
 
 db_counts() { node "$BENCH_DIR/util.js" db-counts "$DB"; }
-# PostgreSQL only: "<database oid> <data_version> <server version>"; any write or a new database
+# PostgreSQL only: "<database oid> <data version> <server version>"; any write or a new database
 # changes it.
 pg_state() { node "$BENCH_DIR/util.js" pg-state "$DB"; }
 count_of() { local json=$1 key=$2; [[ "$json" =~ \"$key\":([0-9]+) ]] && echo "${BASH_REMATCH[1]}"; }
@@ -261,8 +346,6 @@ remove_db() {
 DEMO_ARGS=(--users "$USERS" --openings "$OPENINGS" --projects "$PROJECTS" --events "$EVENTS" --meetings "$MEETINGS" --replace)
 DB_COUNTS=""
 BUILD_NOTE=""
-
-seconds_since() { awk -v ms=$(($(now_ms) - $1)) 'BEGIN { printf "%.1f", ms / 1000 }'; }
 
 build_db() {
   remove_db
@@ -299,8 +382,7 @@ build_db() {
   if [[ $ENGINE == postgres ]]; then
     # A bulk load leaves no statistics and no visibility map (and, after --replace, the deleted
     # rows' dead tuples) until autovacuum comes by: measure a settled database instead. Without
-    # the visibility map, the index-only scan behind a deep page visits the table for every row
-    # it skips (page 5000: about 3 times slower).
+    # the visibility map, an index-only scan visits the table for every row it reads.
     log "VACUUM FULL, then VACUUM (FREEZE, ANALYZE) of the database"
     t0=$(now_ms)
     node "$BENCH_DIR/util.js" pg-vacuum "$DB" >"$WORK/pg-vacuum.log" 2>&1 \
@@ -384,11 +466,15 @@ log "the service runs as: hackerspace-api ${SERVE_ARGS[*]} on $(safe_url "$(rel 
 check_idle "before the first server starts"
 
 # ---------------------------------------------------------------------------------------------
-# 2. Servers and their startup time
+# Servers. Each one has a name; its peak RSS (E) is read when it is stopped.
 
-# http_code URL [OUTPUT-FILE [HEADERS-FILE]]: the status code, 000 when nothing answered.
+# http_code URL [OUTPUT-FILE [HEADERS-FILE [CURL ARGS...]]]: the status code, 000 when nothing
+# answered. curl sends no Accept-Encoding unless asked, and keeps the bytes as sent.
 http_code() {
-  curl -sS -o "${2:-/dev/null}" -D "${3:-/dev/null}" -w '%{http_code}' --max-time 10 "$1" 2>/dev/null || true
+  local url=$1 out=${2:-/dev/null} headers=${3:-/dev/null}
+  shift $(( $# < 3 ? $# : 3 ))
+  [[ "$out" == /dev/null ]] || : >"$out"   # curl writes no file for an answer without a body
+  curl -sS -o "$out" -D "$headers" -w '%{http_code}' --max-time 10 "$@" "$url" 2>/dev/null || true
 }
 
 # wait_for_200 URL PID LOG TIMEOUT-S: polls URL until it answers 200; fails if PID exits first.
@@ -404,12 +490,6 @@ wait_for_200() {
   done
 }
 
-SERVER_PID=""
-SERVER_PORT=""
-SERVER_LOG=""
-STARTUP_MS=""
-SERVER_WORKER_PIDS=()   # with --workers: the primary's child processes
-
 children_of() {
   local pid=$1
   if compgen -G "/proc/$pid/task/*/children" >/dev/null; then
@@ -420,248 +500,514 @@ children_of() {
 }
 
 # wait_for_workers PID N LOG: waits (30 s at most) until the primary PID has N child processes,
-# and sets SERVER_WORKER_PIDS.
+# and sets KIDS to them.
+KIDS=()
 wait_for_workers() {
   local pid=$1 n=$2 log_file=$3 deadline=$(( $(now_ms) + 30000 )) kids
   while :; do
     kill -0 "$pid" 2>/dev/null || die "the primary (pid $pid) exited while its workers started (log: $(rel "$log_file"))"
     mapfile -t kids < <(children_of "$pid")
     [[ ${#kids[@]} -lt $n ]] || break
-    (( $(now_ms) < deadline )) || die "serve --workers $n: only ${#kids[@]} worker processes after 30 s (log: $(rel "$log_file"))"
+    (( $(now_ms) < deadline )) || die "--workers $n: only ${#kids[@]} worker processes after 30 s (log: $(rel "$log_file"))"
     sleep 0.05
   done
   [[ ${#kids[@]} -eq $n ]] || log "note: the primary has ${#kids[@]} child processes (asked for $n workers); all are counted"
-  SERVER_WORKER_PIDS=("${kids[@]}")
+  KIDS=("${kids[@]}")
   PIDS+=("${kids[@]}")   # stopped after the primary, should they outlive it
 }
 
-# stop_server: the primary first (it stops its workers), then any worker still there.
-stop_server() {
-  local pid
-  stop_pid "$SERVER_PID"
-  for pid in "${SERVER_WORKER_PIDS[@]}"; do stop_pid "$pid"; done
-  SERVER_WORKER_PIDS=()
-}
+declare -A SRV_PID SRV_PORT SRV_LOG SRV_KIDS SRV_ROLE RSS_MB RSS_PARTS
+SERVERS=()        # names, in the order they started
+STARTUP_MS=""
 
-# start_server NAME EXTRA-ENV [NODE FLAGS...]: starts it, waits for /api/ to answer 200 and
-# sets STARTUP_MS (from just before the process is created to the end of that first answer:
-# with --workers, the first worker that answers). With --workers, then waits for all workers.
+# start_server NAME ROLE DB-URL EXTRA-ENV [NODE FLAGS...]: starts `serve`, waits for /api/ to answer
+# 200 and sets STARTUP_MS (from just before the process is created to the end of that first
+# answer: with --workers, the first worker that answers); with --workers, then waits for all.
 start_server() {
-  local name=$1 extra_env=$2 t0; shift 2
-  SERVER_PORT=$(free_port)
-  SERVER_LOG="$WORK/$name.log"
+  local name=$1 role=$2 db_url=$3 extra_env=$4 t0; shift 4
+  SRV_PORT[$name]=$(free_port)
+  SRV_LOG[$name]="$WORK/$name.log"
+  SRV_ROLE[$name]=$role
   t0=$(now_ms)
-  # shellcheck disable=SC2086 # extra_env is empty or one NAME=value word
-  env "${SERVER_ENV_UNSET[@]}" $extra_env DATABASE_URL="$DB_URL" HOST=127.0.0.1 PORT="$SERVER_PORT" LOG_LEVEL=warn \
-    node "$@" "$CLI" "${SERVE_ARGS[@]}" >"$SERVER_LOG" 2>&1 &
-  SERVER_PID=$!; PIDS+=("$SERVER_PID")
-  wait_for_200 "http://127.0.0.1:$SERVER_PORT/api/" "$SERVER_PID" "$SERVER_LOG" 30
+  # shellcheck disable=SC2086 # extra_env is empty or NAME=value words
+  env "${SERVER_ENV_UNSET[@]}" $extra_env DATABASE_URL="$db_url" HOST=127.0.0.1 PORT="${SRV_PORT[$name]}" LOG_LEVEL=warn \
+    node "$@" "$CLI" "${SERVE_ARGS[@]}" >"${SRV_LOG[$name]}" 2>&1 &
+  SRV_PID[$name]=$!; PIDS+=("${SRV_PID[$name]}")
+  SERVERS+=("$name")
+  wait_for_200 "http://127.0.0.1:${SRV_PORT[$name]}/api/" "${SRV_PID[$name]}" "${SRV_LOG[$name]}" 30
   STARTUP_MS=$(( $(now_ms) - t0 ))
-  SERVER_WORKER_PIDS=()
-  [[ -z "$WORKERS" ]] || wait_for_workers "$SERVER_PID" "$WORKERS" "$SERVER_LOG"
+  SRV_KIDS[$name]=""
+  if [[ -n "$WORKERS" ]]; then
+    wait_for_workers "${SRV_PID[$name]}" "$WORKERS" "${SRV_LOG[$name]}"
+    SRV_KIDS[$name]="${KIDS[*]}"
+  fi
 }
 
-# Two throw-away starts; the third server (the first pass's) makes the median of three.
+base_of() { echo "http://127.0.0.1:${SRV_PORT[$1]}"; }
+# procs_of NAME: the primary and its workers
+procs_of() { echo "${SRV_PID[$1]} ${SRV_KIDS[$1]}"; }
+
+# stop_server NAME: reads the peak RSS of its processes (VmHWM: each one's own peak; with
+# workers, summed — they need not peak together, so an upper bound), then stops the primary
+# (which stops its workers) and any worker still there.
+stop_server() {
+  local name=$1 p hwm_kb total_kb=0 parts=()
+  for p in $(procs_of "$name"); do
+    hwm_kb=$(awk '/^VmHWM:/ { print $2 }' "/proc/$p/status" 2>/dev/null || true)
+    [[ -n "$hwm_kb" ]] || die "could not read VmHWM of the server process $p ($name)"
+    total_kb=$((total_kb + hwm_kb))
+    parts+=("$(awk -v kb="$hwm_kb" 'BEGIN { printf "%.1f", kb / 1024 }')")
+  done
+  RSS_MB[$name]=$(awk -v kb="$total_kb" 'BEGIN { printf "%.1f", kb / 1024 }')
+  if [[ -n "$WORKERS" ]]; then
+    RSS_PARTS[$name]="primary ${parts[0]} + workers $(IFS=+; echo "${parts[*]:1}" | sed 's/+/ + /g') MB"
+  fi
+  log "server $name: peak RSS (VmHWM${WORKERS:+, summed}) ${RSS_MB[$name]} MB${RSS_PARTS[$name]:+ (${RSS_PARTS[$name]})}"
+  [[ ! -s "${SRV_LOG[$name]}" ]] || log "note: the server $name wrote to its log (LOG_LEVEL=warn): $(rel "${SRV_LOG[$name]}")"
+  stop_pid "${SRV_PID[$name]}"
+  for p in ${SRV_KIDS[$name]}; do stop_pid "$p"; done
+}
+
+# alive PID...: every one of them still runs.
+alive() { local p; for p in "$@"; do kill -0 "$p" 2>/dev/null || return 1; done; }
+# dead_report: which process under test is gone, and how it ended (for the failure message).
+dead_report() {
+  local p n name rc
+  for p in "${UNDER_TEST[@]}"; do
+    kill -0 "$p" 2>/dev/null && continue
+    name="pid $p"
+    for n in "${!SRV_PID[@]}"; do [[ "${SRV_PID[$n]}" != "$p" ]] || name="server $n (pid $p, log $(rel "${SRV_LOG[$n]}"))"; done
+    rc=0; wait "$p" 2>/dev/null || rc=$?
+    case $rc in
+      0) echo "$name exited with status 0: a clean shutdown, as after a SIGTERM — did something outside this script stop it?" ;;
+      127) echo "$name is gone (not a child of this script: a worker?)" ;;
+      *) echo "$name exited with status $rc$([[ $rc -le 128 ]] || echo " (signal $((rc - 128)))")" ;;
+    esac
+    return 0
+  done
+  echo "no process under test is missing"
+}
+
+# ---------------------------------------------------------------------------------------------
+# 2. Startup: two throw-away starts; the third server (C1's) makes the median of three.
+
 STARTUPS=()
 for i in 1 2; do
-  start_server "startup-$i" ""
+  start_server "startup-$i" "startup $i (only /api/ asked)" "$DB_URL" ""
   STARTUPS+=("$STARTUP_MS")
   log "startup $i: $STARTUP_MS ms to the first 200 on /api/"
-  stop_server
+  stop_server "startup-$i"
 done
 
 # ---------------------------------------------------------------------------------------------
-# 3. Measurements, once per configuration ("pass"); results keyed "pass|route"
+# Measurement helpers
 
-slug() { local s=${1//[^a-zA-Z0-9]/_}; echo "${s#_}"; }
-body_file() { echo "$WORK/body-$1-$(slug "$2").json"; }   # body_file PASS ROUTE
+body_file() { echo "$WORK/body-$1-$(slug "$2").json"; }   # body_file VARIANT ROUTE
 
-# check_url URL BODY-FILE: GET it, saving the body (and its headers in BODY-FILE.headers).
+# check_url URL BODY-FILE [CURL ARGS...]: GET it, saving the body (and its headers in
+# BODY-FILE.headers); it must answer 200 with a JSON object (as sent: maybe compressed).
 check_url() {
-  local url=$1 body=$2 code
-  code=$(http_code "$url" "$body" "$body.headers")
+  local url=$1 body=$2 code; shift 2
+  code=$(http_code "$url" "$body" "$body.headers" "$@")
   if [[ "$code" != 200 ]]; then
     head -c 500 "$body" 2>/dev/null | sed 's/^/    body: /' >&2 || true
     die "GET $url answered ${code/#000/nothing} instead of 200"
   fi
-  [[ -s "$body" && "$(head -c 1 "$body")" == "{" ]] || die "GET $url answered 200 but not with a JSON object"
+  [[ -s "$body" ]] || die "GET $url answered 200 with no body"
 }
+is_json_object() { [[ "$(head -c 1 "$1")" == "{" ]]; }
 
-# to_ms "12.34ms" → 12.34 (wrk prints us, ms, s or m)
-to_ms() {
-  awk -v v="$1" 'BEGIN {
-    if (match(v, /^[0-9.]+/)) { n = substr(v, 1, RLENGTH); u = substr(v, RLENGTH + 1) } else exit 1
-    f = (u == "us") ? 0.001 : (u == "ms") ? 1 : (u == "s") ? 1000 : (u == "m") ? 60000 : -1
-    if (f < 0) exit 1
-    printf "%.2f", n * f }'
-}
-
-declare -A RPS P99 ERRORS
-
-# alive PID...: every one of them still runs.
-alive() { local p; for p in "$@"; do kill -0 "$p" 2>/dev/null || return 1; done; }
-
-# bench_url KEY URL PID...: warm-up, measurement, parse; fails on non-2xx answers or when one of
-# the processes under test (the server, and its workers) died.
-bench_url() {
-  local key=$1 url=$2 file f bad rps p99; shift 2
-  file="$WORK/wrk-$(slug "$key").txt"
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d1s --timeout 10s "$url" >"$file.warmup" 2>&1 \
-    || { cat "$file.warmup" >&2; die "wrk (warm-up) failed on $url"; }
-  # The server still works through the requests wrk abandoned at the end of the warm-up; one
-  # request of our own queues behind them, so the measurement starts with an idle server.
-  alive "$@" || die "a process under test died during the warm-up on $url"
-  [[ "$(http_code "$url")" == 200 ]] || die "$url stopped answering 200 after the warm-up"
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s --latency "$url" >"$file" 2>&1 \
-    || { cat "$file" >&2; die "wrk failed on $url"; }
-  alive "$@" || die "a process under test died during the run on $url"
-  for f in "$file.warmup" "$file"; do
-    bad=$(sed -n 's/^ *Non-2xx or 3xx responses: *//p' "$f")
-    [[ -z "$bad" ]] || { cat "$f" >&2; die "$url: $bad answers were not 2xx/3xx under load"; }
-  done
-  rps=$(awk '/^Requests\/sec:/ { printf "%.0f", $2 }' "$file")
-  p99=$(awk '/^ +99%/ { print $2 }' "$file")
-  [[ -n "$rps" && -n "$p99" ]] || { cat "$file" >&2; die "could not read wrk's output for $url"; }
-  [[ "$rps" -gt 0 ]] || { cat "$file" >&2; die "$url: no request completed in $DURATION s (server stuck, or the machine far too busy)"; }
-  RPS[$key]=$rps
-  P99[$key]=$(to_ms "$p99") || die "unexpected latency '$p99' from wrk for $url"
-  ERRORS[$key]=$(sed -n 's/^ *Socket errors: *//p' "$file")
-  log "$(printf '%-44s %8s req/s   p99 %8s ms%s' "$key" "${RPS[$key]}" "${P99[$key]}" "${ERRORS[$key]:+   socket errors: ${ERRORS[$key]}}")"
-}
+# answer_bytes BODY-FILE: the size of the whole answer as received (status line, headers, body).
+answer_bytes() { echo $(( $(stat -c %s "$1.headers") + $(stat -c %s "$1") )); }
 
 # Absolute links in bodies name the server's port; this makes bodies of two servers comparable.
 normalized() { sed "s/127\\.0\\.0\\.1:$2/127.0.0.1:PORT/g" "$1"; }
 
-PASSES=(default)
-declare -A PASS_ENV PASS_TITLE PROF_DIRS DEEP DEEP_MEDIAN RSS RSS_PARTS
-PASS_ENV[default]=""
-PASS_TITLE[default]="default configuration"
-if [[ $UNCACHED -eq 1 ]] && grep -q RESPONSE_CACHE_MB "$ROOT/src/config.ts" 2>/dev/null; then
-  PASSES+=(nocache)
-  PASS_ENV[nocache]="RESPONSE_CACHE_MB=0"
-  PASS_TITLE[nocache]="response cache off (RESPONSE_CACHE_MB=0)"
-fi
-DEFAULT_PORT=""
-declare -A BYTES   # per route, from the default pass
+declare -A RPS P50 P99 ERRORS STATUSES REQUESTS
+UNDER_TEST=()   # the processes that must stay alive while a URL is measured
 
-for pass in "${PASSES[@]}"; do
-  flags=()
-  if [[ $CPU_PROF -eq 1 ]]; then
-    PROF_DIRS[$pass]="$WORK/cpu-prof-$pass"; mkdir -p "${PROF_DIRS[$pass]}"
-    flags=(--cpu-prof --cpu-prof-dir="${PROF_DIRS[$pass]}")
-  fi
-  log "pass '$pass': ${PASS_TITLE[$pass]}"
-  start_server "server-$pass" "${PASS_ENV[$pass]}" "${flags[@]}"
-  if [[ $pass == default ]]; then
-    STARTUPS+=("$STARTUP_MS")
-    DEFAULT_PORT=$SERVER_PORT
-    log "startup 3: $STARTUP_MS ms (pid $SERVER_PID${WORKERS:+, workers ${SERVER_WORKER_PIDS[*]}}, port $SERVER_PORT)"
-  else
-    log "startup: $STARTUP_MS ms (pid $SERVER_PID${WORKERS:+, workers ${SERVER_WORKER_PIDS[*]}}, port $SERVER_PORT)"
-  fi
-  base="http://127.0.0.1:$SERVER_PORT"
-
-  # Every URL answers 200 with JSON, and the same bytes in every pass, before anything is
-  # measured. The default pass's bodies and headers are what the ceiling sends.
-  for route in "${ROUTES[@]}"; do
-    body=$(body_file "$pass" "$route")
-    check_url "$base$route" "$body"
-    if [[ $pass == default ]]; then
-      BYTES[$route]=$(wc -c <"$body" | tr -d ' ')
-    else
-      first=$(body_file default "$route")
-      cmp -s <(normalized "$first" "$DEFAULT_PORT") <(normalized "$body" "$SERVER_PORT") \
-        || die "GET $route sends different bytes in pass '$pass' than in pass 'default' (compare $(basename "$first") and $(basename "$body") in $(rel "$WORK"))"
+# bench_url KEY URL EXPECT-BYTES WANT-STATUS [-H HEADER]...: wrk with bench/report.lua, 1 s of
+# warm-up then --duration seconds. EXPECT-BYTES (or empty): the size of one whole answer; the
+# bytes wrk read must fit it (every answer the same: a 304, an error or an uncompressed body
+# where a compressed one was expected would not). WANT-STATUS (or empty): every answer must
+# have that status (counted by report.lua). Answers >= 400, or a process under test that died,
+# fail the run.
+bench_url() {
+  local key=$1 url=$2 expect=$3 want=$4 file line f n reqs bytes code sock; shift 4
+  local envs=(WRK_STATUSES=0)
+  [[ -z "$want" ]] || envs=(WRK_STATUSES=1)
+  file="$WORK/wrk-$(slug "$key").txt"
+  env "${envs[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d1s --timeout 10s -s "$BENCH_DIR/report.lua" "$@" "$url" >"$file.warmup" 2>&1 \
+    || { cat "$file.warmup" >&2; die "wrk (warm-up) failed on $url"; }
+  # The server still works through the requests wrk abandoned at the end of the warm-up; one
+  # request of our own queues behind them, so the measurement starts with an idle server.
+  alive "${UNDER_TEST[@]}" || die "a process under test died during the warm-up on $key: $(dead_report)"
+  code=$(http_code "$url" /dev/null /dev/null "$@")
+  [[ "$code" == "${want:-200}" ]] || die "$key: $url answered $code after the warm-up (expected ${want:-200})"
+  env "${envs[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s -s "$BENCH_DIR/report.lua" "$@" "$url" >"$file" 2>&1 \
+    || { cat "$file" >&2; die "wrk failed on $url"; }
+  alive "${UNDER_TEST[@]}" || die "a process under test died during the run on $key: $(dead_report)"
+  for f in "$file.warmup" "$file"; do
+    line=$(grep -E '^RESULT ' "$f" | tail -n 1) || true
+    [[ -n "$line" ]] || { cat "$f" >&2; die "wrk printed no RESULT line for $key ($(rel "$f"))"; }
+    n=$(field "$line" status_errors)
+    [[ "$n" == 0 ]] || { cat "$f" >&2; die "$key: $n answers were 4xx/5xx under load"; }
+    if [[ -n "$want" ]]; then
+      [[ "$(field "$line" statuses)" == "$want:$(field "$line" requests)" ]] \
+        || die "$key: not every answer was $want under load: statuses $(field "$line" statuses) of $(field "$line" requests) answers ($(rel "$f"))"
     fi
   done
-  openings_body=$(body_file "$pass" /api/space/openings/)
-  grep -q '"count":'"$OPENINGS"'[,}]' "$openings_body" \
-    || die "/api/space/openings/ does not report count $OPENINGS: $(head -c 200 "$openings_body")"
-  log "all ${#ROUTES[@]} URLs answer 200; the openings first page is ${BYTES[/api/space/openings/]} bytes"
-
-  # Single requests to the deep page, one after the other, each on a new connection (curl's
-  # own start-up is not counted: time_total starts when curl starts resolving the name). With
-  # the cache on, the check above already asked for this page: these are cache hits.
-  times=()
-  for i in $(seq 1 20); do
-    t=$(curl -sS -o /dev/null -w '%{http_code} %{time_total}' --max-time 30 "$base$DEEP_ROUTE") \
-      || die "GET $base$DEEP_ROUTE failed"
-    [[ "${t%% *}" == 200 ]] || die "GET $base$DEEP_ROUTE answered ${t%% *}"
-    times+=("$(awk -v s="${t#* }" 'BEGIN { printf "%.2f", s * 1000 }')")
-  done
-  sorted=$(printf '%s\n' "${times[@]}" | sort -g)
-  DEEP_MEDIAN[$pass]=$(median <<<"$sorted")
-  DEEP[$pass]="${DEEP_MEDIAN[$pass]} ms median of 20 sequential (min $(head -n 1 <<<"$sorted"), max $(tail -n 1 <<<"$sorted") ms)"
-  log "page $DEEP_PAGE single requests: ${DEEP[$pass]}"
-
-  log "wrk -t$THREADS -c$CONNECTIONS: 1 s warm-up + $DURATION s per URL, ${#ROUTES[@]} URLs"
-  for route in "${ROUTES[@]}"; do
-    bench_url "$pass|$route" "$base$route" "$SERVER_PID" "${SERVER_WORKER_PIDS[@]}"
-  done
-
-  # 4. Peak RSS of the server (before stopping it); with workers, the sum of every process's
-  # own peak (they need not peak at the same moment: an upper bound of the whole's peak).
-  total_kb=0; parts=()
-  for p in "$SERVER_PID" "${SERVER_WORKER_PIDS[@]}"; do
-    hwm_kb=$(awk '/^VmHWM:/ { print $2 }' "/proc/$p/status" 2>/dev/null || true)
-    [[ -n "$hwm_kb" ]] || die "could not read VmHWM of the server process $p"
-    total_kb=$((total_kb + hwm_kb))
-    parts+=("$(awk -v kb="$hwm_kb" 'BEGIN { printf "%.1f", kb / 1024 }')")
-  done
-  RSS[$pass]=$(awk -v kb="$total_kb" 'BEGIN { printf "%.1f", kb / 1024 }')
-  if [[ -n "$WORKERS" ]]; then
-    RSS_PARTS[$pass]="primary ${parts[0]} + workers $(IFS=+; echo "${parts[*]:1}" | sed 's/+/ + /g') MB"
-    log "server peak RSS (VmHWM, summed): ${RSS[$pass]} MB (${RSS_PARTS[$pass]})"
-  else
-    log "server peak RSS (VmHWM): ${RSS[$pass]} MB"
+  reqs=$(field "$line" requests); bytes=$(field "$line" bytes)
+  [[ "$reqs" -gt 0 ]] || { cat "$file" >&2; die "$key: no request completed in $DURATION s (server stuck, or the machine far too busy)"; }
+  if [[ -n "$expect" ]]; then
+    # Every complete answer is counted; besides, at most one partial answer per connection at the end.
+    awk -v b="$bytes" -v r="$reqs" -v c="$CONNECTIONS" -v e="$expect" 'BEGIN { exit !(b >= 0.98 * r * e && b <= 1.02 * (r + c) * e) }' \
+      || die "$key: wrk read $bytes bytes in $reqs answers, $(awk -v b="$bytes" -v r="$reqs" 'BEGIN { printf "%.0f", b / r }') per answer where each should be $expect bytes ($(rel "$file"))"
   fi
-  [[ ! -s "$SERVER_LOG" ]] || log "note: the server wrote to its log (LOG_LEVEL=warn): $(rel "$SERVER_LOG")"
-  stop_server
-done
+  REQUESTS[$key]=$reqs
+  RPS[$key]=$(awk -v n="$reqs" -v us="$(field "$line" duration_us)" 'BEGIN { printf "%.0f", n / (us / 1e6) }')
+  P50[$key]=$(us_to_ms "$(field "$line" p50_us)")
+  P99[$key]=$(us_to_ms "$(field "$line" p99_us)")
+  STATUSES[$key]=$(field "$line" statuses)
+  sock=$(( $(field "$line" connect) + $(field "$line" read) + $(field "$line" write) + $(field "$line" timeout) ))
+  ERRORS[$key]=""
+  [[ $sock -eq 0 ]] || ERRORS[$key]="connect $(field "$line" connect), read $(field "$line" read), write $(field "$line" write), timeout $(field "$line" timeout)"
+  log "$(printf '%-58s %8s req/s   p99 %8s ms%s' "$key" "${RPS[$key]}" "${P99[$key]}" "${ERRORS[$key]:+   socket errors: ${ERRORS[$key]}}")"
+}
+
+declare -A W_PAGES W_PLANNED W_RPS W_P50 W_P90 W_P99 W_MAX W_WRK W_NOTE
+# run_walk KEY URL-PREFIX CONNECTIONS LIMIT-S VAR=value...: wrk with bench/walk.lua (the
+# variables: WALK_PAGES=N for the walk over all pages, WALK_PAGE=N for one page over and over);
+# the walk stops itself after its last page (read.sh then interrupts wrk, which would otherwise
+# wait for LIMIT-S). Every answer must be 200.
+run_walk() {
+  local key=$1 url=$2 conns=$3 limit=$4 file done_file pid line t0 sent=0 pages; shift 4
+  file="$WORK/walk-$(slug "$key").txt"; done_file="$file.done"
+  rm -f "$done_file"
+  env "$@" WALK_THREADS="$conns" WALK_SEED="$SEED" WALK_DONE_FILE="$done_file" \
+    wrk -t"$conns" -c"$conns" -d"${limit}s" --timeout 30s -s "$BENCH_DIR/walk.lua" "$url" >"$file" 2>&1 &
+  pid=$!; PIDS+=("$pid")
+  t0=$(now_ms)
+  while kill -0 "$pid" 2>/dev/null; do
+    if [[ -f "$done_file" && $(wc -l <"$done_file") -ge $conns ]]; then
+      # Every thread stopped; wrk's main thread sleeps until -d is up unless interrupted (its
+      # SIGINT handler ends the sleep). Again every half second, in case the first signal
+      # reached a wrk thread that was still finishing.
+      if (( sent == 0 || $(now_ms) - sent > 500 )); then
+        kill -INT "$pid" 2>/dev/null || true
+        sent=$(now_ms)
+      fi
+    fi
+    (( $(now_ms) - t0 < (limit + 30) * 1000 )) || die "$key: wrk did not end after $((limit + 30)) s"
+    sleep 0.02
+  done
+  wait "$pid" || { cat "$file" >&2; die "wrk failed on $key ($(rel "$file"))"; }
+  stop_pid "$pid"
+  alive "${UNDER_TEST[@]}" || die "a process under test died during $key: $(dead_report)"
+  line=$(grep -E '^WALK ' "$file" | tail -n 1) || true
+  [[ -n "$line" ]] || { cat "$file" >&2; die "wrk printed no WALK line for $key ($(rel "$file"))"; }
+  pages=$(field "$line" pages)
+  [[ "$pages" -gt 0 ]] || die "$key: no page was answered ($(rel "$file"))"
+  [[ "$(field "$line" statuses)" == "200:$pages" ]] || die "$key: not every page answered 200: statuses $(field "$line" statuses) ($(rel "$file"))"
+  [[ "$(field "$line" connect)$(field "$line" read)$(field "$line" write)$(field "$line" timeout)" == 0000 ]] \
+    || die "$key: socket errors (connect $(field "$line" connect), read $(field "$line" read), write $(field "$line" write), timeout $(field "$line" timeout)): the walk cannot be trusted ($(rel "$file"))"
+  W_PAGES[$key]=$pages
+  W_PLANNED[$key]=$(field "$line" planned)
+  W_RPS[$key]=$(awk -v n="$pages" -v us="$(field "$line" elapsed_us)" 'BEGIN { printf "%.0f", (us > 0) ? n / (us / 1e6) : 0 }')
+  W_P50[$key]=$(us_to_ms "$(field "$line" p50_us)")
+  W_P90[$key]=$(us_to_ms "$(field "$line" p90_us)")
+  W_P99[$key]=$(us_to_ms "$(field "$line" p99_us)")
+  W_MAX[$key]=$(us_to_ms "$(field "$line" max_us)")
+  W_WRK[$key]="wrk -t$conns -c$conns"
+  log "$(printf '%-40s %6s pages  %6s req/s  p50 %7s ms  p90 %7s ms  p99 %7s ms' "$key" "$pages" "${W_RPS[$key]}" "${W_P50[$key]}" "${W_P90[$key]}" "${W_P99[$key]}")"
+}
 
 # ---------------------------------------------------------------------------------------------
-# 5. The ceilings: one node:http process sending each route's body and headers (from the
-# default pass) at /r/<index of the route>, measured exactly like the route.
+# A, B: a server with the default configuration, started afresh
+
+PROF_FLAGS=()
+declare -A PROF_DIRS
+PROF_SERVERS=()
+prof_flags() {
+  PROF_FLAGS=()
+  if [[ $CPU_PROF -eq 1 ]]; then
+    PROF_DIRS[$1]="$WORK/cpu-prof-$1"; mkdir -p "${PROF_DIRS[$1]}"
+    PROF_FLAGS=(--cpu-prof --cpu-prof-dir="${PROF_DIRS[$1]}")
+    PROF_SERVERS+=("$1")
+  fi
+}
+
+prof_flags default
+start_server default "A, B (default configuration)" "$DB_URL" "" "${PROF_FLAGS[@]}"
+STARTUPS+=("$STARTUP_MS")
+log "startup 3: $STARTUP_MS ms (pid ${SRV_PID[default]}${WORKERS:+, workers ${SRV_KIDS[default]}}, port ${SRV_PORT[default]})"
+BASE=$(base_of default)
+read -ra UNDER_TEST <<<"$(procs_of default)"
+
+# What each URL answers: the body and headers the ceiling will send, the ETag, the 304, the
+# compressed variant.
+declare -A BODY_BYTES ETAG B_STATE GZ_ENC GZ_BYTES
+for route in "${ROUTES[@]}"; do
+  body=$(body_file default "$route")
+  check_url "$BASE$route" "$body"
+  is_json_object "$body" || die "GET $BASE$route answered 200 but not with a JSON object"
+  [[ -z "$(header_value "$body.headers" content-encoding)" ]] || die "GET $route without Accept-Encoding came back with Content-Encoding $(header_value "$body.headers" content-encoding)"
+  BODY_BYTES[$route]=$(stat -c %s "$body")
+  ETAG[$route]=$(header_value "$body.headers" etag)
+  if [[ -z "${ETAG[$route]}" ]]; then
+    B_STATE[$route]="no ETag in the 200"
+  else
+    nm=$(body_file not-modified "$route")
+    code=$(http_code "$BASE$route" "$nm" "$nm.headers" -H "If-None-Match: ${ETAG[$route]}")
+    if [[ "$code" == 304 ]]; then
+      [[ ! -s "$nm" ]] || die "GET $route with If-None-Match answered 304 with a body of $(stat -c %s "$nm") bytes"
+      B_STATE[$route]=ok
+    else
+      B_STATE[$route]="If-None-Match answered $code"
+    fi
+  fi
+done
+for route in "${COLLECTIONS[@]}"; do
+  gz=$(body_file gzip "$route")
+  check_url "$BASE$route" "$gz" -H 'Accept-Encoding: gzip'
+  GZ_ENC[$route]=$(header_value "$gz.headers" content-encoding)
+  GZ_BYTES[$route]=$(stat -c %s "$gz")
+  case "${GZ_ENC[$route]}" in
+    gzip)
+      node -e 'const fs = require("fs"), zlib = require("zlib"); process.exit(zlib.gunzipSync(fs.readFileSync(process.argv[1])).equals(fs.readFileSync(process.argv[2])) ? 0 : 1)' \
+        "$gz" "$(body_file default "$route")" \
+        || die "GET $route with Accept-Encoding: gzip: the body does not decompress to the uncompressed answer's bytes" ;;
+    "") cmp -s "$gz" "$(body_file default "$route")" || die "GET $route with Accept-Encoding: gzip: an uncompressed body that differs from the plain answer's" ;;
+    *) die "GET $route with Accept-Encoding: gzip answered Content-Encoding ${GZ_ENC[$route]}" ;;
+  esac
+done
+log "all ${#ROUTES[@]} URLs answer 200; ETags: $(n=0; for r in "${ROUTES[@]}"; do [[ -z "${ETAG[$r]}" ]] || n=$((n + 1)); done; echo "$n of ${#ROUTES[@]}"); 304 to If-None-Match: $(n=0; for r in "${ROUTES[@]}"; do [[ "${B_STATE[$r]}" != ok ]] || n=$((n + 1)); done; echo "$n of ${#ROUTES[@]}"); gzip: $(n=0; for r in "${COLLECTIONS[@]}"; do [[ "${GZ_ENC[$r]}" != gzip ]] || n=$((n + 1)); done; echo "$n of ${#COLLECTIONS[@]}") collections"
+
+log "A: wrk -t$THREADS -c$CONNECTIONS: 1 s warm-up + $DURATION s per URL"
+for route in "${ROUTES[@]}"; do
+  bench_url "A|$route" "$BASE$route" "$(answer_bytes "$(body_file default "$route")")" ""
+done
+for route in "${COLLECTIONS[@]}"; do
+  bench_url "gzip|$route" "$BASE$route" "$(answer_bytes "$(body_file gzip "$route")")" "" -H 'Accept-Encoding: gzip'
+done
+log "B: the same URLs with If-None-Match"
+for route in "${ROUTES[@]}"; do
+  if [[ "${B_STATE[$route]}" == ok ]]; then
+    bench_url "B|$route" "$BASE$route" "$(answer_bytes "$(body_file not-modified "$route")")" 304 -H "If-None-Match: ${ETAG[$route]}"
+  else
+    log "B|$route: not measured: ${B_STATE[$route]}"
+  fi
+done
+stop_server default
+
+# ---------------------------------------------------------------------------------------------
+# C1: every page of the openings once, on a server started afresh (so none of them can come
+# from its response cache)
+
+# The size of the walk, from the first page.
+info=$(node "$BENCH_DIR/util.js" page-info "$(body_file default "$OPENINGS_ROUTE")") \
+  || die "$OPENINGS_ROUTE is not a page: $(head -c 200 "$(body_file default "$OPENINGS_ROUTE")")"
+[[ "${info%% *}" == "$OPENINGS" ]] || die "$OPENINGS_ROUTE reports count ${info%% *}, expected $OPENINGS"
+PAGE_SIZE=${info#* }
+[[ "$PAGE_SIZE" -gt 0 ]] || die "$OPENINGS_ROUTE has no results"
+LAST_PAGE=$(( (OPENINGS + PAGE_SIZE - 1) / PAGE_SIZE ))
+
+prof_flags walk
+start_server walk "C1 walk, then the first page of openings again" "$DB_URL" "" "${PROF_FLAGS[@]}"
+log "server walk: startup $STARTUP_MS ms (pid ${SRV_PID[walk]}, port ${SRV_PORT[walk]})"
+WBASE=$(base_of walk)
+read -ra UNDER_TEST <<<"$(procs_of walk)"
+WALK_URL="$WBASE$OPENINGS_ROUTE?page="
+# The page after the last must not exist (an error answer is not cached; the walk itself checks
+# that every page up to the last answers 200).
+code=$(http_code "$WALK_URL$((LAST_PAGE + 1))")
+[[ "$code" == 404 ]] || die "the page after the last ($WALK_URL$((LAST_PAGE + 1))) answered $code, expected 404: the page count is not $LAST_PAGE"
+
+WALK_CONNECTIONS=1
+log "C1: all $LAST_PAGE pages of $PAGE_SIZE openings once each, in a random order (seed $SEED), wrk -t$WALK_CONNECTIONS -c$WALK_CONNECTIONS, at most $WALK_LIMIT s"
+run_walk walk "$WALK_URL" "$WALK_CONNECTIONS" "$WALK_LIMIT" WALK_PAGES="$LAST_PAGE"
+WALK_COMPLETE=$([[ ${W_PAGES[walk]} -eq $LAST_PAGE ]] && echo yes || echo no)
+[[ $WALK_COMPLETE == yes ]] || log "C1: the walk reached ${W_PAGES[walk]} of $LAST_PAGE pages in $WALK_LIMIT s (--walk-limit)"
+
+# Then A's first page of openings again, with the walk's pages in the response cache: a fuller
+# cache must not make its hits slower (no target; next to A's row in the report).
+body=$(body_file walk "$OPENINGS_ROUTE")
+check_url "$WBASE$OPENINGS_ROUTE" "$body"
+cmp -s <(normalized "$(body_file default "$OPENINGS_ROUTE")" "${SRV_PORT[default]}") <(normalized "$body" "${SRV_PORT[walk]}") \
+  || die "GET $OPENINGS_ROUTE sends different bytes after the walk than on the first server"
+bench_url "after C1|$OPENINGS_ROUTE" "$WBASE$OPENINGS_ROUTE" "$(answer_bytes "$body")" ""
+stop_server walk
+
+# ---------------------------------------------------------------------------------------------
+# C2 and the cache-off rows: a server with RESPONSE_CACHE_MB=0
+
+if ! grep -q RESPONSE_CACHE_MB "$ROOT/src/config.ts" 2>/dev/null; then
+  die "src/config.ts reads no RESPONSE_CACHE_MB: C2 needs a server without its response cache"
+fi
+prof_flags nocache
+start_server nocache "C2 and the cache-off rows (RESPONSE_CACHE_MB=0)" "$DB_URL" "RESPONSE_CACHE_MB=0" "${PROF_FLAGS[@]}"
+log "server nocache (RESPONSE_CACHE_MB=0): startup $STARTUP_MS ms (pid ${SRV_PID[nocache]}, port ${SRV_PORT[nocache]})"
+NBASE=$(base_of nocache)
+read -ra UNDER_TEST <<<"$(procs_of nocache)"
+for route in "${ROUTES[@]}"; do
+  body=$(body_file nocache "$route")
+  check_url "$NBASE$route" "$body"
+  cmp -s <(normalized "$(body_file default "$route")" "${SRV_PORT[default]}") <(normalized "$body" "${SRV_PORT[nocache]}") \
+    || die "GET $route sends different bytes with the cache off than with the default configuration (compare $(basename "$(body_file default "$route")") and $(basename "$body") in $(rel "$WORK"))"
+done
+
+log "C2: page 1 and page $LAST_PAGE with the cache off, wrk -t1 -c1: 1 s warm-up + $DURATION s each"
+for page in 1 "$LAST_PAGE"; do
+  run_walk "page-$page-warmup" "$NBASE$OPENINGS_ROUTE?page=" 1 1 WALK_PAGE="$page"
+  run_walk "page-$page" "$NBASE$OPENINGS_ROUTE?page=" 1 "$DURATION" WALK_PAGE="$page"
+done
+DEEP_RATIO=$(ratio "${W_P50[page-$LAST_PAGE]}" "${W_P50[page-1]}")
+
+if [[ $UNCACHED -eq 1 ]]; then
+  log "cache-off rows: wrk -t$THREADS -c$CONNECTIONS: 1 s warm-up + $DURATION s per URL"
+  for route in "${ROUTES[@]}"; do
+    bench_url "off|$route" "$NBASE$route" "$(answer_bytes "$(body_file nocache "$route")")" ""
+  done
+fi
+stop_server nocache
+
+# ---------------------------------------------------------------------------------------------
+# The ceilings: one node:http process sending every answer measured above (its status, headers
+# and body as the API sent them) at /r/<index>, measured exactly like the API's URL.
 
 check_idle "between the API and the ceiling"
-ceiling_bodies=()
-for route in "${ROUTES[@]}"; do ceiling_bodies+=("$(body_file default "$route")"); done
+CEILING_FILES=()
+declare -A CEILING_INDEX
+add_ceiling() { CEILING_INDEX[$1]=${#CEILING_FILES[@]}; CEILING_FILES+=("$2"); }
+for route in "${ROUTES[@]}"; do add_ceiling "A|$route" "$(body_file default "$route")"; done
+for route in "${COLLECTIONS[@]}"; do add_ceiling "gzip|$route" "$(body_file gzip "$route")"; done
+for route in "${ROUTES[@]}"; do
+  [[ "${B_STATE[$route]}" != ok ]] || add_ceiling "B|$route" "$(body_file not-modified "$route")"
+done
 port=$(free_port)
-node "$BENCH_DIR/ceiling.js" ${WORKERS:+--workers "$WORKERS"} "$port" "${ceiling_bodies[@]}" >"$WORK/ceiling.log" 2>&1 &
+node "$BENCH_DIR/ceiling.js" ${WORKERS:+--workers "$WORKERS"} "$port" "${CEILING_FILES[@]}" >"$WORK/ceiling.log" 2>&1 &
 CEILING_PID=$!; PIDS+=("$CEILING_PID")
 wait_for_200 "http://127.0.0.1:$port/r/0" "$CEILING_PID" "$WORK/ceiling.log" 10
-CEILING_WORKER_PIDS=()
-if [[ -n "$WORKERS" ]]; then
-  wait_for_workers "$CEILING_PID" "$WORKERS" "$WORK/ceiling.log"
-  CEILING_WORKER_PIDS=("${SERVER_WORKER_PIDS[@]}"); SERVER_WORKER_PIDS=()
-fi
-log "ceiling: node:http on port $port${WORKERS:+ ($WORKERS node:cluster workers)}, one precomputed response per route"
-for i in "${!ROUTES[@]}"; do
-  url="http://127.0.0.1:$port/r/$i"
-  check_url "$url" "$WORK/ceiling-$i.json"
-  cmp -s "$WORK/ceiling-$i.json" "${ceiling_bodies[$i]}" || die "the ceiling at $url does not send the bytes of ${ROUTES[$i]}"
-  bench_url "ceiling|${ROUTES[$i]}" "$url" "$CEILING_PID" "${CEILING_WORKER_PIDS[@]}"
+KIDS=()
+[[ -z "$WORKERS" ]] || wait_for_workers "$CEILING_PID" "$WORKERS" "$WORK/ceiling.log"
+UNDER_TEST=("$CEILING_PID" "${KIDS[@]}")
+CEILING_KIDS=("${KIDS[@]}")
+log "ceiling: node:http on port $port${WORKERS:+ ($WORKERS node:cluster workers)}, ${#CEILING_FILES[@]} precomputed answers"
+ceiling_url() { echo "http://127.0.0.1:$port/r/${CEILING_INDEX[$1]}"; }
+for route in "${ROUTES[@]}"; do
+  src=$(body_file default "$route")
+  check_url "$(ceiling_url "A|$route")" "$WORK/ceiling-A-$(slug "$route").json"
+  cmp -s "$WORK/ceiling-A-$(slug "$route").json" "$src" || die "the ceiling does not send the bytes of $route"
+  bench_url "ceiling A|$route" "$(ceiling_url "A|$route")" "$(answer_bytes "$src")" ""
+done
+for route in "${COLLECTIONS[@]}"; do
+  src=$(body_file gzip "$route")
+  check_url "$(ceiling_url "gzip|$route")" "$WORK/ceiling-gzip-$(slug "$route").json" -H 'Accept-Encoding: gzip'
+  cmp -s "$WORK/ceiling-gzip-$(slug "$route").json" "$src" || die "the ceiling does not send the compressed bytes of $route"
+  bench_url "ceiling gzip|$route" "$(ceiling_url "gzip|$route")" "$(answer_bytes "$src")" "" -H 'Accept-Encoding: gzip'
+done
+for route in "${ROUTES[@]}"; do
+  [[ "${B_STATE[$route]}" == ok ]] || continue
+  bench_url "ceiling B|$route" "$(ceiling_url "B|$route")" "$(answer_bytes "$(body_file not-modified "$route")")" 304 -H "If-None-Match: ${ETAG[$route]}"
 done
 stop_pid "$CEILING_PID"
-for p in "${CEILING_WORKER_PIDS[@]}"; do stop_pid "$p"; done
+for p in "${CEILING_KIDS[@]}"; do stop_pid "$p"; done
 
 # ---------------------------------------------------------------------------------------------
-# 6. Report
+# D. Mixed load on a scratch copy of the dataset, two `serve` processes on it
+
+check_idle "before the mixed load"
+if [[ $ENGINE == sqlite ]]; then
+  MIXED_DB="$WORK/mixed.sqlite"
+  SCRATCH_FILES+=("$MIXED_DB")
+  t0=$(now_ms)
+  cp "$DB" "$MIXED_DB"
+  [[ ! -f "$DB-wal" ]] || cp "$DB-wal" "$MIXED_DB-wal"
+  MIXED_DB_URL="sqlite:$MIXED_DB"
+  MIXED_COPY="a copy of the cached file, $(rel "$MIXED_DB") (copied in $(seconds_since "$t0") s, removed afterwards)"
+else
+  MIXED_DB_URL="${PG_URL%/*}/$(basename "${PG_URL##*/}")_mixed_$$"
+  t0=$(now_ms)
+  node "$BENCH_DIR/util.js" pg-clone-db "$DB" "$MIXED_DB_URL" >"$WORK/pg-clone-db.log" 2>&1 \
+    || { cat "$WORK/pg-clone-db.log" >&2; die "could not copy $(safe_url "$DB") to $(safe_url "$MIXED_DB_URL") (CREATE DATABASE … TEMPLATE: is another session connected to $(safe_url "$DB")?)"; }
+  SCRATCH_PG+=("$MIXED_DB_URL")
+  MIXED_COPY="\`$(safe_url "$MIXED_DB_URL")\`, created from the cached database as its template (in $(seconds_since "$t0") s) and dropped afterwards"
+fi
+log "D: scratch database: $MIXED_COPY"
+# The door token: its secret only in this variable and mixed.js's environment.
+SECRET=$(env "${SERVER_ENV_UNSET[@]}" DATABASE_URL="$MIXED_DB_URL" LOG_LEVEL=warn node "$CLI" token create --name bench-mixed --scope door 2>"$WORK/token.log") \
+  || { cat "$WORK/token.log" >&2; die "token create failed on the scratch database"; }
+[[ "$SECRET" =~ ^[^[:space:]]+$ ]] || die "token create printed no single-word secret (see $(rel "$WORK")/token.log)"
+start_server mixed-writer "D: readers' load and the posts" "$MIXED_DB_URL" ""
+start_server mixed-other "D: cross-process reads" "$MIXED_DB_URL" ""
+MBASE=$(base_of mixed-writer)
+OBASE=$(base_of mixed-other)
+read -ra UNDER_TEST <<<"$(procs_of mixed-writer) $(procs_of mixed-other)"
+log "D: wrk -t$THREADS -c$CONNECTIONS readers on $OPENINGS_ROUTE of the first process for $MIXED_SECONDS s; a door post every $MIXED_INTERVAL_MS ms, each read back at once from both processes"
+rfile="$WORK/wrk-mixed-readers.txt"
+WRK_STATUSES=1 wrk -t"$THREADS" -c"$CONNECTIONS" -d"${MIXED_SECONDS}s" --timeout 10s -s "$BENCH_DIR/report.lua" "$MBASE$OPENINGS_ROUTE" >"$rfile" 2>&1 &
+RPID=$!; PIDS+=("$RPID")
+MIXED_RC=0
+MIXED_TOKEN="$SECRET" node "$BENCH_DIR/mixed.js" --seconds "$MIXED_SECONDS" --interval-ms "$MIXED_INTERVAL_MS" "$MBASE" "$OBASE" \
+  >"$WORK/mixed.json" 2>"$WORK/mixed.log" || MIXED_RC=$?
+SECRET=""
+wait "$RPID" || { cat "$rfile" >&2; die "wrk (mixed readers) failed"; }
+stop_pid "$RPID"
+alive "${UNDER_TEST[@]}" || die "a server died during the mixed load: $(dead_report)"
+line=$(grep -E '^RESULT ' "$rfile" | tail -n 1) || true
+[[ -n "$line" ]] || { cat "$rfile" >&2; die "wrk printed no RESULT line for the mixed readers"; }
+[[ "$(field "$line" statuses)" == "200:$(field "$line" requests)" ]] || die "mixed readers: not every answer was 200: statuses $(field "$line" statuses)"
+M_RPS=$(awk -v n="$(field "$line" requests)" -v us="$(field "$line" duration_us)" 'BEGIN { printf "%.0f", n / (us / 1e6) }')
+M_P99=$(us_to_ms "$(field "$line" p99_us)")
+M_REQS=$(field "$line" requests)
+[[ -s "$WORK/mixed.json" ]] || { cat "$WORK/mixed.log" >&2; die "mixed.js printed no summary (exit $MIXED_RC)"; }
+# One line per server and one for the whole: "key=value ..." from mixed.js's JSON.
+mapfile -t MIXED_LINES < <(node -e '
+  const s = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  console.log(`posts=${s.posts} created=${s.created} late=${s.late_cycles} errors=${s.errors} seconds=${s.seconds} post_p50=${s.post_p50_ms} post_p99=${s.post_p99_ms}`);
+  for (const v of s.servers) console.log(`role=${v.role} reads=${v.reads} stale=${v.stale} conditional=${v.conditional} c304=${v.conditional_304} cstale=${v.conditional_stale} skipped=${v.conditional_skipped} etags=${v.etags}`);
+' "$WORK/mixed.json") || die "could not read $(rel "$WORK")/mixed.json"
+M_SUM=${MIXED_LINES[0]}
+M_STALE=0
+for l in "${MIXED_LINES[@]:1}"; do M_STALE=$(( M_STALE + $(field "$l" stale) + $(field "$l" cstale) )); done
+log "D: readers $M_RPS req/s, p99 $M_P99 ms; $(field "$M_SUM" created) of $(field "$M_SUM" posts) posts answered 201; stale reads: $M_STALE; errors: $(field "$M_SUM" errors)"
+FAILURES=()
+if [[ $MIXED_RC -ne 0 || $M_STALE -ne 0 || "$(field "$M_SUM" errors)" != 0 || "$(field "$M_SUM" created)" != "$(field "$M_SUM" posts)" ]]; then
+  FAILURES+=("D: $M_STALE stale reads, $(field "$M_SUM" errors) errors, $(field "$M_SUM" created) of $(field "$M_SUM" posts) posts answered 201 (mixed.js exit $MIXED_RC; details in $(rel "$WORK")/mixed.json and mixed.log)")
+fi
+stop_server mixed-writer
+stop_server mixed-other
+drop_scratch
+
+# ---------------------------------------------------------------------------------------------
+# Report
 
 STARTUP_MEDIAN=$(printf '%s\n' "${STARTUPS[@]}" | median)
-# The page-5000 target is judged on real work: the cache-off pass when there is one.
-TARGET_PASS=${PASSES[-1]}
-RSS_MAX=$(printf '%s\n' "${RSS[@]}" | sort -g | tail -n 1)
-verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v < t) ? "ok" : "MISSED" }'; }
-STARTUP_OK=$(verdict "$STARTUP_MEDIAN" "$TARGET_STARTUP_MS")
-DEEP_OK=$(verdict "${DEEP_MEDIAN[$TARGET_PASS]}" "$TARGET_DEEP_MS")
-RSS_OK=$(verdict "$RSS_MAX" "$TARGET_RSS_MB")
-if [[ -n "$WORKERS" ]]; then
-  RSS_HOW=" (VmHWM summed over the primary and its $WORKERS workers, each process's own peak — they need not peak together: an upper bound; after all their runs)"
-else
-  RSS_HOW=" (VmHWM, after all its runs)"
-fi
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+STARTUP_OK=$(below "$STARTUP_MEDIAN" "$TARGET_STARTUP_MS")
+VERDICTS=("$STARTUP_OK")
+declare -A A_OK B_OK
+for route in "${ROUTES[@]}"; do
+  A_OK[$route]=$(at_least "$(ratio "${RPS[A|$route]}" "${RPS[ceiling A|$route]}")" "$TARGET_A_RATIO")
+  VERDICTS+=("${A_OK[$route]}")
+  if [[ "${B_STATE[$route]}" == ok ]]; then
+    B_OK[$route]=$(at_least "$(ratio "${RPS[B|$route]}" "${RPS[ceiling B|$route]}")" "$TARGET_B_RATIO")
+  else
+    B_OK[$route]=MISSED
+  fi
+  VERDICTS+=("${B_OK[$route]}")
+done
+WALK_OK=$(below "${W_P50[walk]}" "$TARGET_WALK_P50_MS")
+[[ $WALK_COMPLETE == yes ]] || WALK_OK="MISSED (incomplete walk)"
+DEEP_OK=$(at_most "$DEEP_RATIO" "$TARGET_DEEP_RATIO")
+RSS_MAX=0; RSS_MAX_NAME=""
+for name in "${SERVERS[@]}"; do
+  if awk -v a="${RSS_MB[$name]}" -v b="$RSS_MAX" 'BEGIN { exit !(a > b) }'; then RSS_MAX=${RSS_MB[$name]}; RSS_MAX_NAME=$name; fi
+done
+RSS_OK=$(below "$RSS_MAX" "$TARGET_RSS_MB")
+VERDICTS+=("$WALK_OK" "$DEEP_OK" "$RSS_OK")
+MISSED=0
+for v in "${VERDICTS[@]}"; do [[ $v == ok ]] || MISSED=$((MISSED + 1)); done
+
 CPU_MODEL=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
 if [[ $ENGINE == sqlite ]]; then
   ENGINE_NAME=SQLite
@@ -672,6 +1018,8 @@ else
   DB_DESC="$(node "$BENCH_DIR/util.js" pg-describe "$DB" 2>/dev/null || echo PostgreSQL), \`$(safe_url "$DB")\`; the service's default pool (DATABASE_POOL_SIZE${pool:+ = $pool}) per process$([[ -z "$WORKERS" ]] || echo ", so ${pool:+up to $((pool * WORKERS)) }connections from the $WORKERS workers"); PostgreSQL's server processes run on the same machine and share its cores"
 fi
 RUNTIME_S=$(awk -v a="$SCRIPT_T0" -v b="${EPOCHREALTIME/,/.}" 'BEGIN { printf "%.0f", b - a }')
+ms() { [[ -n "$1" ]] && echo "$1 ms" || echo "—"; }
+or_dash() { [[ -n "$1" ]] && echo "$1" || echo "—"; }
 
 {
   echo "## Read benchmark — $ENGINE_NAME${WORKERS:+, \`serve --workers $WORKERS\`} — $(date '+%Y-%m-%d %H:%M:%S %Z')"
@@ -683,49 +1031,126 @@ RUNTIME_S=$(awk -v a="$SCRIPT_T0" -v b="${EPOCHREALTIME/,/.}" 'BEGIN { printf "%
   else
     echo "Service: \`hackerspace-api serve\` (one process)."
   fi
-  echo "Load: \`wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency\` after 1 s of warm-up, per URL."
-  echo "Ceiling: a bare \`node:http\` server (bench/ceiling.js$([[ -z "$WORKERS" ]] || echo ", as $WORKERS node:cluster workers like the service")) answering a precomputed buffer of the same size — each route's own body bytes and headers — measured with the same load: the ceiling for Node on this machine; ratio = req/s ÷ that route's ceiling."
-  if [[ ${#PASSES[@]} -gt 1 ]]; then
-    echo "Each URL is measured with the default configuration (repeated requests are answered by the response cache) and with the cache off (\`RESPONSE_CACHE_MB=0\`: every request builds its page)."
-  fi
-  [[ $CPU_PROF -eq 0 ]] || echo "**The servers ran under \`--cpu-prof\`: these numbers are slower than normal.**"
+  echo "Load: \`wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s\` after 1 s of warm-up, per URL (bench/report.lua: latencies from wrk's histogram; the bytes read are checked against the expected answer's size)."
+  echo "Ceiling: a bare \`node:http\` server (bench/ceiling.js$([[ -z "$WORKERS" ]] || echo ", as $WORKERS node:cluster workers like the service")) answering precomputed bytes — the API's own status, headers and body for that request — measured with the same load in this run: the ceiling for Node on this machine; ratio = req/s ÷ that ceiling."
+  [[ $CPU_PROF -eq 0 ]] || echo "**The servers of A, B, C1 and C2 ran under \`--cpu-prof\`: their numbers are slower than normal.**"
   echo
-  if [[ ${#PASSES[@]} -gt 1 ]]; then
-    echo "| route | req/s | p99 | ceiling req/s (same body) | ratio | req/s, cache off | p99, cache off | ratio, cache off | body |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "### A. First pages, repeated (response cache)"
+  echo
+  if [[ $UNCACHED -eq 1 ]]; then
+    echo "| URL | req/s | p99 | ceiling req/s (same bytes + headers) | ratio | target ≥ $TARGET_A_RATIO | req/s, cache off | p99, cache off | ratio, cache off | body |"
+    echo "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|"
   else
-    echo "| route | req/s | p99 | ceiling req/s (same body) | ratio | body |"
-    echo "|---|---:|---:|---:|---:|---:|"
+    echo "| URL | req/s | p99 | ceiling req/s (same bytes + headers) | ratio | target ≥ $TARGET_A_RATIO | body |"
+    echo "|---|---:|---:|---:|---:|---|---:|"
   fi
   for route in "${ROUTES[@]}"; do
-    ceiling=${RPS[ceiling|$route]}
-    printf '| `%s` | %s | %s ms | %s | %s |' "$route" "${RPS[default|$route]}" "${P99[default|$route]}" "$ceiling" "$(ratio "${RPS[default|$route]}" "$ceiling")"
-    if [[ ${#PASSES[@]} -gt 1 ]]; then
-      printf ' %s | %s ms | %s |' "${RPS[nocache|$route]}" "${P99[nocache|$route]}" "$(ratio "${RPS[nocache|$route]}" "$ceiling")"
+    printf '| `%s` | %s | %s ms | %s | %s | %s |' "$route" "${RPS[A|$route]}" "${P99[A|$route]}" "${RPS[ceiling A|$route]}" \
+      "$(ratio "${RPS[A|$route]}" "${RPS[ceiling A|$route]}")" "${A_OK[$route]}"
+    if [[ $UNCACHED -eq 1 ]]; then
+      printf ' %s | %s ms | %s |' "${RPS[off|$route]}" "${P99[off|$route]}" "$(ratio "${RPS[off|$route]}" "${RPS[ceiling A|$route]}")"
     fi
-    printf ' %s B |\n' "${BYTES[$route]}"
+    printf ' %s B |\n' "${BODY_BYTES[$route]}"
   done
   echo
-  echo "- Startup to the first 200 on \`/api/\`$([[ -z "$WORKERS" ]] || echo " (from the primary's start to the first worker's answer)"): **$STARTUP_MEDIAN ms** median of 3 starts (${STARTUPS[*]} ms) — target < $TARGET_STARTUP_MS ms: $STARTUP_OK"
-  if [[ ${#PASSES[@]} -gt 1 ]]; then
-    echo "- \`$DEEP_ROUTE\` single request, cache off: **${DEEP[nocache]}** — target < $TARGET_DEEP_MS ms: $DEEP_OK; cache on (hits): ${DEEP[default]}"
-    echo "- Peak RSS of the server$RSS_HOW: **${RSS[default]} MB**${RSS_PARTS[default]:+ (${RSS_PARTS[default]})} (cache off: ${RSS[nocache]} MB${RSS_PARTS[nocache]:+: ${RSS_PARTS[nocache]}}) — target < $TARGET_RSS_MB MB: $RSS_OK"
-  else
-    echo "- \`$DEEP_ROUTE\` single request: **${DEEP[default]}** — target < $TARGET_DEEP_MS ms: $DEEP_OK"
-    echo "- Peak RSS of the server$RSS_HOW: **${RSS[default]} MB**${RSS_PARTS[default]:+ (${RSS_PARTS[default]})} — target < $TARGET_RSS_MB MB: $RSS_OK"
-  fi
-  [[ $ENGINE == sqlite ]] || echo "- RSS counts the Node processes only: PostgreSQL's own memory (shared buffers, one backend per pooled connection) is not included."
-  [[ -z "$WORKERS" ]] || echo "- With workers, single requests open a new connection each, handed to the workers in turn: each worker's response cache fills on its own."
-  echo "- Dataset build: $BUILD_NOTE"
-  for pass in "${PASSES[@]}" ceiling; do
-    for route in "${ROUTES[@]}"; do
-      [[ -z "${ERRORS[$pass|$route]}" ]] || echo "- wrk socket errors on \`$pass|$route\`: ${ERRORS[$pass|$route]}"
-    done
+  k="after C1|$OPENINGS_ROUTE"
+  echo "- \`$OPENINGS_ROUTE\` again on C1's server, after its walk left $LAST_PAGE more pages in its response cache: **${RPS[$k]} req/s**, p99 ${P99[$k]} ms, ratio **$(ratio "${RPS[$k]}" "${RPS[ceiling A|$OPENINGS_ROUTE]}")** (on the fresh server above: ${RPS[A|$OPENINGS_ROUTE]} req/s, ratio $(ratio "${RPS[A|$OPENINGS_ROUTE]}" "${RPS[ceiling A|$OPENINGS_ROUTE]}")); no target: a fuller cache should not make hits slower."
+  echo
+  echo "With \`Accept-Encoding: gzip\` (\`wrk -H\`), against a ceiling sending the same compressed bytes and headers (no target):"
+  echo
+  echo "| URL | Content-Encoding | req/s | p99 | ceiling req/s (same bytes + headers) | ratio | body sent | uncompressed |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|"
+  for route in "${COLLECTIONS[@]}"; do
+    printf '| `%s` | %s | %s | %s ms | %s | %s | %s B | %s B |\n' "$route" "${GZ_ENC[$route]:-none (identity)}" "${RPS[gzip|$route]}" "${P99[gzip|$route]}" \
+      "${RPS[ceiling gzip|$route]}" "$(ratio "${RPS[gzip|$route]}" "${RPS[ceiling gzip|$route]}")" "${GZ_BYTES[$route]}" "${BODY_BYTES[$route]}"
   done
+  echo
+  echo "### B. Conditional GET: \`If-None-Match: <the URL's ETag>\` → 304"
+  echo
+  echo "Every answer under load must be \`304 Not Modified\` (counted per status by bench/report.lua). Ceiling: \`node:http\` answering 304 with the headers the API sent on its 304."
+  echo
+  echo "| URL | ETag | 304s / answers | req/s | p99 | ceiling req/s (304, same headers) | ratio | target ≥ $TARGET_B_RATIO |"
+  echo "|---|---|---:|---:|---:|---:|---:|---|"
+  for route in "${ROUTES[@]}"; do
+    if [[ "${B_STATE[$route]}" == ok ]]; then
+      printf '| `%s` | `%s` | %s / %s | %s | %s ms | %s | %s | %s |\n' "$route" "${ETAG[$route]}" "${STATUSES[B|$route]#304:}" "${REQUESTS[B|$route]}" \
+        "${RPS[B|$route]}" "${P99[B|$route]}" "${RPS[ceiling B|$route]}" "$(ratio "${RPS[B|$route]}" "${RPS[ceiling B|$route]}")" "${B_OK[$route]}"
+    else
+      printf '| `%s` | %s | — | — | — | — | — | MISSED (%s) |\n' "$route" "$(or_dash "${ETAG[$route]:+\`${ETAG[$route]}\`}")" "${B_STATE[$route]}"
+    fi
+  done
+  echo
+  echo "### C. Uncached pages of openings"
+  echo
+  echo "Every one of the $LAST_PAGE pages (\`$OPENINGS_ROUTE?page=N\`, $PAGE_SIZE per page) asked once, in a random order (seed $SEED), on a server just started (default configuration; none of them was asked before, so none comes from the response cache); \`${W_WRK[walk]}\` (one connection: latency is service time, not queueing; timed by bench/walk.lua from request to complete answer, no coordinated-omission correction):"
+  echo
+  echo "| pages answered | p50 | p90 | p99 | max | req/s | target p50 < $TARGET_WALK_P50_MS ms |"
+  echo "|---:|---:|---:|---:|---:|---:|---|"
+  printf '| %s of %s%s | %s ms | %s ms | %s ms | %s ms | %s | %s |\n' "${W_PAGES[walk]}" "$LAST_PAGE" "$([[ $WALK_COMPLETE == yes ]] || echo " (stopped by --walk-limit $WALK_LIMIT s)")" \
+    "${W_P50[walk]}" "${W_P90[walk]}" "${W_P99[walk]}" "${W_MAX[walk]}" "${W_RPS[walk]}" "$WALK_OK"
+  echo
+  echo "Page 1 against page $LAST_PAGE with the response cache off (\`RESPONSE_CACHE_MB=0\`: every request builds its page), \`wrk -t1 -c1 -d${DURATION}s\` each after 1 s of warm-up:"
+  echo
+  echo "| URL | requests | p50 | p90 | p99 | req/s |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  for page in 1 "$LAST_PAGE"; do
+    printf '| `%s?page=%s` | %s | %s ms | %s ms | %s ms | %s |\n' "$OPENINGS_ROUTE" "$page" "${W_PAGES[page-$page]}" "${W_P50[page-$page]}" "${W_P90[page-$page]}" "${W_P99[page-$page]}" "${W_RPS[page-$page]}"
+  done
+  echo
+  echo "- p50 of page $LAST_PAGE ÷ p50 of page 1: **$DEEP_RATIO** — target ≤ $TARGET_DEEP_RATIO: $DEEP_OK"
+  echo
+  echo "### D. Mixed load: readers and door posts"
+  echo
+  echo "On $MIXED_COPY, with two \`serve\` processes. Readers: \`wrk -t$THREADS -c$CONNECTIONS -d${MIXED_SECONDS}s\` on \`$OPENINGS_ROUTE\` of the first process. Writer (bench/mixed.js): a door report every $MIXED_INTERVAL_MS ms to the first process (a change each time, with a \`door\` token), and after each 201, at once, on both processes: the first page (must show the opening just posted as \`results[0]\`, same time and is_open), and the first page with \`If-None-Match:\` the ETag that process sent before the post (must be 200 with the new opening, not 304)."
+  echo
+  echo "- Readers: **$M_RPS req/s**, p99 **$M_P99 ms** ($M_REQS answers, all 200)"
+  echo "- Posts: **$(field "$M_SUM" created) of $(field "$M_SUM" posts) answered 201** in $(field "$M_SUM" seconds) s ($(field "$M_SUM" late) of them started late: the previous cycle overran its interval); post latency p50 $(field "$M_SUM" post_p50) ms, p99 $(field "$M_SUM" post_p99) ms; errors: $(field "$M_SUM" errors)"
+  echo
+  echo "| process | plain reads after a post | stale | conditional reads | answered 304 | stale (304 or old record) | skipped (no ETag before the post) |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"
+  for l in "${MIXED_LINES[@]:1}"; do
+    printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$([[ "$(field "$l" role)" == writer ]] && echo "same process (under the readers' load)" || echo "other process")" \
+      "$(field "$l" reads)" "$(field "$l" stale)" "$(field "$l" conditional)" "$(field "$l" c304)" "$(field "$l" cstale)" "$(field "$l" skipped)"
+  done
+  echo
+  echo "- Stale reads: **$M_STALE** — must be 0: $([[ $M_STALE -eq 0 ]] && echo ok || echo FAILED)"
+  echo
+  echo "### E. Peak RSS of the server processes"
+  echo
+  echo "| server | what it served | VmHWM${WORKERS:+ (summed over primary and workers)} |"
+  echo "|---|---|---:|"
+  for name in "${SERVERS[@]}"; do
+    printf '| %s | %s | %s MB%s |\n' "$name" "${SRV_ROLE[$name]}" "${RSS_MB[$name]}" "${RSS_PARTS[$name]:+ (${RSS_PARTS[$name]})}"
+  done
+  echo
+  echo "- Highest: **$RSS_MAX MB** ($RSS_MAX_NAME) — target < $TARGET_RSS_MB MB: $RSS_OK"
+  [[ $ENGINE == sqlite ]] || echo "- RSS counts the Node processes only: PostgreSQL's own memory (shared buffers, one backend per pooled connection) is not included."
+  echo
+  echo "### Verdicts"
+  echo
+  echo "- Startup to the first 200 on \`/api/\`$([[ -z "$WORKERS" ]] || echo " (from the primary's start to the first worker's answer)"): **$STARTUP_MEDIAN ms** median of 3 starts (${STARTUPS[*]} ms) — target < $TARGET_STARTUP_MS ms: $STARTUP_OK"
+  echo "- A, ratio ≥ $TARGET_A_RATIO: $(for r in "${ROUTES[@]}"; do printf '`%s` %s, ' "$r" "${A_OK[$r]}"; done | sed 's/, $//')"
+  echo "- B, ratio ≥ $TARGET_B_RATIO: $(for r in "${ROUTES[@]}"; do printf '`%s` %s, ' "$r" "${B_OK[$r]}"; done | sed 's/, $//')"
+  echo "- C, walk p50 < $TARGET_WALK_P50_MS ms: ${W_P50[walk]} ms — $WALK_OK; page $LAST_PAGE ÷ page 1 ≤ $TARGET_DEEP_RATIO: $DEEP_RATIO — $DEEP_OK"
+  echo "- D, stale reads = 0: $M_STALE — $([[ ${#FAILURES[@]} -eq 0 ]] && echo ok || echo FAILED)"
+  echo "- E, peak RSS < $TARGET_RSS_MB MB: $RSS_MAX MB — $RSS_OK"
+  echo
+  echo "### Notes"
+  echo
+  echo "- Dataset build: $BUILD_NOTE"
+  for key in "${!ERRORS[@]}"; do
+    [[ -z "${ERRORS[$key]}" ]] || echo "- wrk socket errors on \`$key\`: ${ERRORS[$key]}"
+  done
+  [[ -z "$WORKERS" ]] || echo "- With workers, each worker's response cache fills on its own."
   echo "- CLI entry point: $CLI_ENTRY"
   echo "- Run time of this script: $RUNTIME_S s"
   echo "- CPU busy with other processes (1 s samples, all cores): $(IFS=';'; echo "${IDLE_CHECKS[*]}" | sed 's/;/, /g')$([[ $NOISY -eq 0 ]] || echo ' — **the machine was not idle: noisy results**')"
-  echo "- Machine: $(nproc) cores${CPU_MODEL:+ ($CPU_MODEL)}, node $(node --version), $({ wrk --version 2>&1 || true; } | awk 'NR == 1 { print $1, $2 }'), commit $(git_rev)"
+  echo "- Machine: $(nproc) cores${CPU_MODEL:+ ($CPU_MODEL)}, node $(node --version), $({ wrk --version 2>&1 || true; } | awk 'NR == 1 { print $1, $2 }'), commit $GIT_REV (when the run started)"
+  if [[ ${#FAILURES[@]} -gt 0 ]]; then
+    echo
+    echo "**Checks failed:**"
+    for f in "${FAILURES[@]}"; do echo "- $f"; done
+  fi
 } >"$REPORT"
 
 echo
@@ -734,7 +1159,7 @@ echo
 echo "(written to $(rel "$REPORT"); raw outputs in $(rel "$WORK")/)"
 
 if [[ $CPU_PROF -eq 1 ]]; then
-  for pass in "${PASSES[@]}"; do
+  for pass in "${PROF_SERVERS[@]}"; do
     # The main thread's profile is the biggest (tsx adds a loader thread with its own).
     prof=$(ls -S "${PROF_DIRS[$pass]}"/*.cpuprofile 2>/dev/null | head -n 1 || true)
     [[ -n "$prof" ]] || die "--cpu-prof: the '$pass' server wrote no profile to $(rel "${PROF_DIRS[$pass]}")"
@@ -744,8 +1169,13 @@ if [[ $CPU_PROF -eq 1 ]]; then
   done
 fi
 
-if [[ "$STARTUP_OK$DEEP_OK$RSS_OK" != okokok ]]; then
+if [[ ${#FAILURES[@]} -gt 0 ]]; then
   echo
-  echo "read.sh: a target was missed (see above)" >&2
+  for f in "${FAILURES[@]}"; do echo "read.sh: FAILED: $f" >&2; done
+  exit 1
+fi
+if [[ $MISSED -gt 0 ]]; then
+  echo
+  echo "read.sh: $MISSED target(s) missed (see the verdicts above)" >&2
   exit 3
 fi

@@ -2,10 +2,19 @@
 //   node bench/util.js free-port                  a TCP port free on 127.0.0.1 right now
 //   node bench/util.js db-counts <sqlite file | postgres://…>   row counts as one line of JSON (exit 3
 //                                                 if there is no such file or database)
-//   node bench/util.js pg-state <postgres://…>    "<database oid> <data_version> <server version>" —
-//                                                 both numbers change when the database is dropped
-//                                                 and created again, or any row is written (exit 3
-//                                                 if there is no such database)
+//   node bench/util.js pg-state <postgres://…>    "<database oid> <data version> <server version>" —
+//                                                 both change when the database is dropped and
+//                                                 created again, or any row the API reads is written
+//                                                 (the data version: the table_versions the service's
+//                                                 triggers bump, or the older single data_version)
+//                                                 (exit 3 if there is no such database)
+//   node bench/util.js pg-clone-db <postgres://…/template> <postgres://…/new>   creates the second
+//                                                 URL's database as a copy of the first (CREATE
+//                                                 DATABASE … TEMPLATE; nobody may be connected to the
+//                                                 template); fails if it exists
+//   node bench/util.js pg-drop-db <postgres://…>  drops the URL's database if it exists (closing any
+//                                                 session still on it)
+//   node bench/util.js page-info <body.json>      "<count> <results on the page>" of a saved page
 //   node bench/util.js pg-create-db <postgres://…>  creates the URL's database if it does not exist
 //                                                 (connecting to the server's `postgres` database);
 //                                                 prints "created" or "exists"
@@ -88,11 +97,62 @@ async function pgState(url) {
   await withPg(url, async (client) => {
     const { rows } = await client.query(
       `select (select oid from pg_database where datname = current_database())::text as oid,
-              (select version from data_version)::text as version,
+              to_regclass('table_versions')::text as table_versions,
+              to_regclass('data_version')::text as data_version,
               current_setting('server_version') as server`,
     );
-    console.log(`${rows[0].oid} ${rows[0].version} ${rows[0].server.split(' ')[0]}`);
+    const { oid, server } = rows[0];
+    // Since migration 0005 every write to a table the API reads bumps that table's row of
+    // table_versions; before it, a single data_version.
+    let version = 'none';
+    if (rows[0].table_versions) {
+      const { rows: v } = await client.query(
+        `select string_agg(name || ':' || version::text || '@' || changed_us::text, ',' order by name) as v from table_versions`,
+      );
+      version = `tv(${v[0].v ?? ''})`;
+    } else if (rows[0].data_version) {
+      const { rows: v } = await client.query('select version::text as v from data_version');
+      version = `dv${v[0]?.v ?? ''}`;
+    }
+    console.log(`${oid} ${version} ${server.split(' ')[0]}`);
   });
+}
+
+/** Runs fn with a client of the server's `postgres` database and the URL's database name, quoted. */
+async function withMaintenance(url, fn) {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  if (!name) throw new Error('the URL names no database');
+  const maintenance = new URL(url);
+  maintenance.pathname = '/postgres';
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: maintenance.href });
+  await client.connect();
+  try {
+    return await fn(client, client.escapeIdentifier(name));
+  } finally {
+    await client.end();
+  }
+}
+
+async function pgCloneDb(templateUrl, url) {
+  const template = decodeURIComponent(new URL(templateUrl).pathname.slice(1));
+  await withMaintenance(url, async (client, name) => {
+    const { rows } = await client.query(`select current_setting('server_version_num')::int as v`);
+    // FILE_COPY (PostgreSQL 15+) copies the files after a checkpoint instead of writing every
+    // block to the WAL: seconds instead of a minute for the benchmark's million openings.
+    const strategy = rows[0].v >= 150000 ? ' strategy = file_copy' : '';
+    await client.query(`create database ${name} template ${client.escapeIdentifier(template)}${strategy}`);
+  });
+}
+
+async function pgDropDb(url) {
+  await withMaintenance(url, (client, name) => client.query(`drop database if exists ${name} with (force)`));
+}
+
+function pageInfo(file) {
+  const page = JSON.parse(fs.readFileSync(file, 'utf8'));
+  if (!Number.isInteger(page.count) || !Array.isArray(page.results)) throw new Error(`${file}: not a page (no count and results)`);
+  console.log(`${page.count} ${page.results.length}`);
 }
 
 async function pgCreateDb(url) {
@@ -194,10 +254,13 @@ switch (command) {
   case 'db-counts': await dbCounts(args[0]); break;
   case 'pg-state': await pgState(args[0]); break;
   case 'pg-create-db': await pgCreateDb(args[0]); break;
+  case 'pg-clone-db': await pgCloneDb(args[0], args[1]); break;
+  case 'pg-drop-db': await pgDropDb(args[0]); break;
+  case 'page-info': pageInfo(args[0]); break;
   case 'pg-vacuum': await pgVacuum(args[0]); break;
   case 'pg-describe': await pgDescribe(args[0]); break;
   case 'prof-top': for (const file of args) profTop(file); break;
   default:
-    process.stderr.write('usage: node bench/util.js free-port | db-counts <file | url> | pg-state <url> | pg-create-db <url> | pg-vacuum <url> | pg-describe <url> | prof-top <file.cpuprofile>...\n');
+    process.stderr.write('usage: node bench/util.js free-port | db-counts <file | url> | pg-state <url> | pg-create-db <url> | pg-clone-db <template-url> <url> | pg-drop-db <url> | pg-vacuum <url> | pg-describe <url> | page-info <file> | prof-top <file.cpuprofile>...\n');
     process.exit(2);
 }
