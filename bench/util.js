@@ -27,6 +27,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { withMaintenance } from './pg-maintenance.js';
 
 const [command, ...args] = process.argv.slice(2);
 
@@ -116,22 +117,6 @@ async function pgState(url) {
     }
     console.log(`${oid} ${version} ${server.split(' ')[0]}`);
   });
-}
-
-/** Runs fn with a client of the server's `postgres` database and the URL's database name, quoted. */
-async function withMaintenance(url, fn) {
-  const name = decodeURIComponent(new URL(url).pathname.slice(1));
-  if (!name) throw new Error('the URL names no database');
-  const maintenance = new URL(url);
-  maintenance.pathname = '/postgres';
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: maintenance.href });
-  await client.connect();
-  try {
-    return await fn(client, client.escapeIdentifier(name));
-  } finally {
-    await client.end();
-  }
 }
 
 async function pgCloneDb(templateUrl, url) {

@@ -13,6 +13,7 @@
 //                                            exists (connecting to the server's `postgres` database)
 //   node bench/write-util.js pg-drop-db <postgres://…>  drops it (closing any session still on it)
 import fs from 'node:fs';
+import { withMaintenance } from './pg-maintenance.js';
 
 const [command, ...args] = process.argv.slice(2);
 
@@ -72,21 +73,6 @@ async function history(db, minId = 0) {
       previous: { id: Number(r.prev_id), time_us: Number(r.prev_time_us), is_open: Number(r.prev_is_open) === 1 },
     })),
   }));
-}
-
-async function withMaintenance(url, fn) {
-  const name = decodeURIComponent(new URL(url).pathname.slice(1));
-  if (!name) throw new Error('the URL names no database');
-  const maintenance = new URL(url);
-  maintenance.pathname = '/postgres';
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: maintenance.href });
-  await client.connect();
-  try {
-    await fn(client, client.escapeIdentifier(name));
-  } finally {
-    await client.end();
-  }
 }
 
 switch (command) {
