@@ -14,11 +14,6 @@ export interface DatabaseHandle {
   /** A human-readable description of where the data is (never contains a password). */
   readonly location: string;
   /**
-   * Changes whenever committed data may have changed, whichever process committed it: cached
-   * responses built under one version are never served under another.
-   */
-  dataVersion(): Promise<string>;
-  /**
    * The versions of the tables responses are built from (table-versions.ts), reflecting at least
    * every commit made before the call, by any process: what cached responses are checked against.
    */

@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } f
 import pg from 'pg';
 import type { DatabaseHandle } from './connection.js';
 import type { Database } from './schema.js';
-import { changedTables, FreshRead, snapshotOf, VERSIONED_TABLES, type VersionSnapshot } from './table-versions.js';
+import { changedTables, FreshRead, snapshotOf, type VersionSnapshot } from './table-versions.js';
 
 const INT8_OID = 20;
 
@@ -50,10 +50,6 @@ export function openPostgres(options: PostgresOptions): DatabaseHandle {
     engine: 'postgres',
     location: describeUrl(options.url),
     // Table versions are bumped by statement triggers on every table: exact across processes.
-    dataVersion: async () => {
-      const snapshot = await versions.get();
-      return VERSIONED_TABLES.map((table) => snapshot[table].version).join('.');
-    },
     versions: () => versions.get(),
     // Only the server knows: every answer is a round trip.
     versionsNow: () => null,

@@ -37,8 +37,6 @@ export function openSqlite(file: string): DatabaseHandle {
     db,
     engine: 'sqlite',
     location: file,
-    // data_version counts commits by other connections only; our own are counted by noteWrite().
-    dataVersion: async () => `${dataVersion.get()}.${ownWrites}`,
     versions: async () => currentVersions(),
     versionsNow: () => currentVersions(),
     noteWrite: () => {

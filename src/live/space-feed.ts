@@ -75,7 +75,8 @@ export class SpaceFeed {
   private poll: NodeJS.Timeout | null = null;
   private retry: NodeJS.Timeout | null = null;
   private listener: PgListener | null = null;
-  private lastDataVersion: string | null = null;
+  /** SQLite: the openings' version the last step read from (table_versions). */
+  private lastOpeningsVersion: number | null = null;
   private readonly frames = new Map<string, Buffer>();
 
   constructor(private readonly options: SpaceFeedOptions) {}
@@ -185,8 +186,8 @@ export class SpaceFeed {
     const { replayLimit } = this.options;
     const published = this.published;
     const catchUp = published !== null && this.subscribers.size > 0;
-    // SQLite: the data version before the snapshot; the poll looks for commits after it.
-    const version = this.options.database.engine === 'sqlite' ? await this.options.database.dataVersion() : null;
+    // SQLite: the openings' version before the snapshot; the poll looks for commits after it.
+    const version = this.options.database.engine === 'sqlite' ? (await this.options.database.versions()).openings.version : null;
     const { current, changes, replays } = await this.options.database.db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
       const current = await currentSpaceState(trx);
       const changes = catchUp ? await changesAfter(trx, eventIdOf(published), published, current, replayLimit) : [];
@@ -200,7 +201,7 @@ export class SpaceFeed {
     });
     if (this.closed) throw new Error('the space feed is closed');
     this.published = current;
-    this.lastDataVersion = version;
+    this.lastOpeningsVersion = version;
     this.frames.clear();
     for (const change of changes) {
       const frame = this.frameOf(change);
@@ -261,7 +262,7 @@ export class SpaceFeed {
     }
     const polls = active && this.options.database.engine === 'sqlite';
     if (polls && this.poll === null) {
-      this.poll = setInterval(() => void this.checkDataVersion(), this.options.pollMs);
+      this.poll = setInterval(() => void this.checkOpeningsVersion(), this.options.pollMs);
       this.poll.unref();
     } else if (!polls && this.poll !== null) {
       clearInterval(this.poll);
@@ -273,10 +274,13 @@ export class SpaceFeed {
     }
   }
 
-  /** SQLite: PRAGMA data_version moves when another connection commits (a cheap local read). */
-  private async checkDataVersion(): Promise<void> {
+  /**
+   * SQLite: another process's commit to the openings (a cheap local read: PRAGMA data_version,
+   * and table_versions only when that moved; other tables' commits wake nothing).
+   */
+  private async checkOpeningsVersion(): Promise<void> {
     try {
-      if ((await this.options.database.dataVersion()) !== this.lastDataVersion) this.hint();
+      if ((await this.options.database.versions()).openings.version !== this.lastOpeningsVersion) this.hint();
     } catch {
       // The next step reports a database that cannot be read.
     }
