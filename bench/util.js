@@ -142,23 +142,15 @@ function pageInfo(file) {
 
 async function pgCreateDb(url) {
   const name = decodeURIComponent(new URL(url).pathname.slice(1));
-  if (!name) throw new Error('the URL names no database');
-  const maintenance = new URL(url);
-  maintenance.pathname = '/postgres';
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: maintenance.href });
-  await client.connect();
-  try {
+  await withMaintenance(url, async (client, quoted) => {
     const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
     if (rowCount) {
       console.log('exists');
       return;
     }
-    await client.query(`create database ${client.escapeIdentifier(name)}`);
+    await client.query(`create database ${quoted}`);
     console.log('created');
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 async function pgVacuum(url) {
