@@ -17,6 +17,8 @@ import { buildApp } from '../src/api/app.js';
 import { configFrom } from '../src/config.js';
 import { isDatabaseUnavailable, openDatabase, type DatabaseHandle } from '../src/db/connection.js';
 import { queryTimeoutMargin } from '../src/db/postgres.js';
+import { LEASE_MS } from '../src/db/read-lease.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { importRecords } from '../src/interchange/import.js';
 import { assertJson, assertSecurityHeaders } from './support/contract.js';
@@ -231,6 +233,30 @@ describeOnPostgres('PostgreSQL outages, through a TCP proxy', () => {
     t.diagnostic(`${what}: 503 in ${res.ms} ms`);
   }
 
+  /** Reads until the service holds a read lease: cached reads are then answered without a round trip. */
+  async function leaseHeld(): Promise<void> {
+    const deadline = Date.now() + 5000;
+    while (database.versionsNow() === null) {
+      assert.ok(Date.now() < deadline, 'the service holds a read lease within 5 s');
+      await request(base, '/api/users/');
+      await sleep(20);
+    }
+  }
+
+  /**
+   * A lease whose connection is gone or silent is trusted for LEASE_MS at most after it was last
+   * renewed (no write can commit meanwhile: it would have to wait for this lease); from then on
+   * every read asks the database.
+   */
+  async function leaseEnded(t: TestContext, label: string): Promise<void> {
+    const start = performance.now();
+    while (database.versionsNow() !== null) {
+      assert.ok(performance.now() - start <= LEASE_MS + 250, `${label}: the lease outlived its ${LEASE_MS} ms`);
+      await sleep(10);
+    }
+    t.diagnostic(`${label}: lease given up ${Math.round(performance.now() - start)} ms after the outage began`);
+  }
+
   /** API requests (cached and not) and health checks, all at once, during an outage. */
   async function duringOutage(t: TestContext, label: string) {
     const paths = ['/api/users/', '/api/users/3/', `/api/events/?outage=${label}`, `/api/meetings/1/?outage=${label}`, '/api/'];
@@ -256,7 +282,9 @@ describeOnPostgres('PostgreSQL outages, through a TCP proxy', () => {
 
   it('server down (connections reset, port closed) → 503 at once; recovers when it is back', HANG, async (t) => {
     await warmPool();
+    await leaseHeld();
     await proxy.refuse();
+    await leaseEnded(t, 'refused');
     const { api } = await duringOutage(t, 'refused');
     for (const res of api) assert.ok(res.ms < TIMEOUT / 2, `a refused connection is known at once (${res.ms} ms)`);
     // Still down: every request tries again, and fails again, quickly.
@@ -282,7 +310,13 @@ describeOnPostgres('PostgreSQL outages, through a TCP proxy', () => {
 
   it('blackhole (nothing answers, nothing is refused) → 503 within the timeout; recovers when the network heals', HANG, async (t) => {
     await warmPool();
+    await leaseHeld();
     proxy.blackhole();
+    // Under the lease, a cached page is still the current one.
+    const cached = await timed(base, '/api/users/');
+    assert.equal(cached.status, 200, 'a cached page within the lease');
+    assert.equal(cached.body, healthy.get('/api/users/'));
+    await leaseEnded(t, 'blackhole');
     const { api, health } = await duringOutage(t, 'blackhole');
     // Nothing but a timeout can end these: the proxy never refuses anything.
     for (const res of [...api, ...health]) assert.ok(res.ms >= TIMEOUT * 0.9, `a silent server is only noticed by a timeout (${res.ms} ms)`);

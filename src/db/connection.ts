@@ -27,8 +27,13 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export function openDatabase(target: DatabaseTarget): DatabaseHandle {
-  return target.engine === 'sqlite' ? openSqlite(target.path) : openPostgres(target);
+export interface DatabaseEvents {
+  /** PostgreSQL: the read lease's connection failed; reads ask the database until it is back. */
+  leaseLost?(error: Error, retryInMs: number): void;
+}
+
+export function openDatabase(target: DatabaseTarget, events: DatabaseEvents = {}): DatabaseHandle {
+  return target.engine === 'sqlite' ? openSqlite(target.path) : openPostgres({ ...target, onLeaseLost: events.leaseLost });
 }
 
 /** Which engine a Kysely handle (or transaction) talks to, for the few dialect branches. */

@@ -332,12 +332,31 @@ async function createPostgresReadPathTriggers(db: Kysely<any>): Promise<void> {
     referencing old table as removed new table as added for each statement execute function count_opening_buckets()`.execute(db);
 }
 
+/**
+ * PostgreSQL: every change of table_versions (so every write to a table responses are built
+ * from, whoever makes it) waits until no process holds a read lease (read-lease.ts).
+ */
+const readLeases: Migration = {
+  async up(db: Kysely<any>) {
+    if (engineOf(db) !== 'postgres') return;
+    // The lease key of read-lease.ts: the schema's oid * 4 + 2.
+    await sql`create function wait_for_read_leases() returns trigger language plpgsql as $$
+      begin
+        perform pg_advisory_xact_lock(tg_table_schema::regnamespace::oid::bigint * 4 + 2);
+        return null;
+      end $$`.execute(db);
+    await sql`create trigger table_versions_read_leases before insert or update or delete or truncate on table_versions
+      for each statement execute function wait_for_read_leases()`.execute(db);
+  },
+};
+
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_api_tokens': apiTokens,
   '0003_audit_log': auditLog,
   '0004_id_high_water': idHighWater,
   '0005_read_paths': readPaths,
+  '0006_read_leases': readLeases,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } f
 import pg from 'pg';
 import type { DatabaseHandle } from './connection.js';
 import type { Database } from './schema.js';
+import { ReadLease } from './read-lease.js';
 import { changedTables, FreshRead, snapshotOf, type VersionSnapshot } from './table-versions.js';
 
 const INT8_OID = 20;
@@ -19,6 +20,8 @@ export interface PostgresOptions {
   url: string;
   poolSize: number;
   statementTimeoutMs: number;
+  /** Told when the read lease's connection failed (reads then ask the database each time). */
+  onLeaseLost?(error: Error, retryInMs: number): void;
 }
 
 export function openPostgres(options: PostgresOptions): DatabaseHandle {
@@ -35,29 +38,44 @@ export function openPostgres(options: PostgresOptions): DatabaseHandle {
   // An idle client whose server went away emits 'error'; without a listener the process would die.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardedPool(pool) }) });
-  // One round trip serves every request that arrived while the previous one was running.
+  // The same snapshot object while nothing changed: the response cache compares them by identity first.
   let latest: VersionSnapshot | null = null;
-  const versions = new FreshRead(async () => {
-    // Named: each connection plans it once.
-    const { rows } = await pool.query<{ name: string; version: number; changed_us: number }>({ name: 'table_versions', text: 'select name, version, changed_us from table_versions' });
+  const adopt = (rows: ReadonlyArray<{ name: string; version: number | string; changed_us: number | string }>) => {
     const snapshot = snapshotOf(rows);
-    // The same object while nothing changed: the response cache compares snapshots by identity first.
     if (latest === null || changedTables(latest, snapshot).length > 0) latest = snapshot;
     return latest;
+  };
+  // Without a lease: one round trip serves every request that arrived while the previous one ran.
+  const fresh = new FreshRead(async () => {
+    // Named: each connection plans it once.
+    const { rows } = await pool.query<{ name: string; version: number; changed_us: number }>({ name: 'table_versions', text: 'select name, version, changed_us from table_versions' });
+    return adopt(rows);
+  });
+  const lease = new ReadLease({
+    url: options.url,
+    adopt,
+    onConnectionLost: (error, retryInMs) => options.onLeaseLost?.(error, retryInMs),
   });
   return {
     db,
     engine: 'postgres',
     location: describeUrl(options.url),
     // Table versions are bumped by statement triggers on every table: exact across processes.
-    versions: () => versions.get(),
-    // Only the server knows: every answer is a round trip.
-    versionsNow: () => null,
+    versions: () => {
+      const held = lease.current();
+      return held !== null ? Promise.resolve(held) : fresh.get();
+    },
+    versionsNow: () => lease.current(),
     noteWrite: () => {},
     ping: async () => {
       await pool.query('select 1');
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await lease.close();
+      await db.destroy();
+      // Kysely ends the pool only if it ran a query itself; version reads use the pool directly.
+      if (!pool.ended) await pool.end();
+    },
   };
 }
 

@@ -57,7 +57,12 @@ export async function openWhenAvailable<T = void>(
       try {
         const prepared = await Promise.race([
           (async () => {
-            database ??= openDatabase(target);
+            database ??= openDatabase(target, {
+              leaseLost: (error, retryInMs) => log.warn(
+                { database: location, code: errorCode(error), error: error.message, retryInMs },
+                `read lease: no connection to ${location}; reads ask the database on every request until it is back`,
+              ),
+            });
             await database.ping();
             return options.prepare ? await options.prepare(database) : (undefined as T);
           })(),

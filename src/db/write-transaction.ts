@@ -1,25 +1,34 @@
 import { sql, type RawBuilder } from 'kysely';
 import { engineOf, type Db } from './connection.js';
-
-/** Any constant: the key of the advisory lock that serialises writers on PostgreSQL. */
-const WRITE_LOCK_KEY = 0x4853_4150;
+import { announceWrite, finishWrite, takeLeases } from './read-lease.js';
 
 /**
  * Runs `work` in a transaction that no other writer overlaps, in this process or another, so that
  * read-then-write rules (the door's "same state records nothing", unique names, "nobody refers to
  * this record") hold under concurrency. SQLite: BEGIN IMMEDIATE takes the database's write lock
- * up front (a deferred transaction would fail on upgrade instead of waiting). PostgreSQL: a
- * transaction-scoped advisory lock; readers are never blocked. Writes are rare next to reads, so
+ * up front (a deferred transaction would fail on upgrade instead of waiting). PostgreSQL: the
+ * writers' advisory lock, and the read leases of every serving process (read-lease.ts), so that
+ * none of them answers from versions this write makes stale. Writes are rare next to reads, so
  * one lock for all of them costs little and rules out deadlocks between tables.
  */
 export async function writeTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
   if (engineOf(db) === 'postgres') {
-    return db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${WRITE_LOCK_KEY})`.execute(trx);
-      const result = await work(trx);
-      await restampChanges(trx, sql`(extract(epoch from transaction_timestamp()) * 1000000)::bigint`,
-        sql`(extract(epoch from clock_timestamp()) * 1000000)::bigint`);
-      return result;
+    return db.connection().execute(async (connection) => {
+      await announceWrite(connection);
+      let leases = false;
+      try {
+        await takeLeases(connection);
+        leases = true;
+        return await connection.transaction().execute(async (trx) => {
+          const result = await work(trx);
+          await restampChanges(trx, sql`(extract(epoch from transaction_timestamp()) * 1000000)::bigint`,
+            sql`(extract(epoch from clock_timestamp()) * 1000000)::bigint`);
+          return result;
+        });
+      } finally {
+        // Session locks: a connection that broke is closed by the pool, which lets go of them.
+        await finishWrite(connection, leases);
+      }
     });
   }
   return db.connection().execute(async (connection) => {

@@ -1,0 +1,238 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import type { Db } from './connection.js';
+import type { VersionSnapshot } from './table-versions.js';
+
+/*
+ * Read leases (PostgreSQL). A process that holds a lease answers cached reads from the table
+ * versions it read last, without a round trip, and stays exactly as fresh as one that asks the
+ * database on every request: no write can commit while any process holds a lease.
+ *
+ * - A lease is a shared advisory lock (key L) held by a dedicated connection that LISTENs on the
+ *   schema's write channel. It is valid once the versions were read after the lock was granted,
+ *   and by the process's own clock for LEASE_MS after the last query that proved the connection
+ *   alive (renewed every RENEW_MS).
+ * - A writer (writeTransaction) takes the writers' lock W (session level), NOTIFYs the channel,
+ *   takes L exclusively, commits, and lets go of both. Every write to a versioned table also takes
+ *   L exclusively in a trigger on table_versions (migration 0006), so that writes made by hand or
+ *   by other tools cannot commit under a lease either: they wait for the next renewal, which sees
+ *   them queued (pg_locks) and gives the lease back.
+ * - A holder told of a write stops using its versions at once (synchronously, before it lets go
+ *   of L), then in one round trip lets go of L, waits for W (the writer is done when it gets it),
+ *   takes L again and reads the versions: its new lease includes the write.
+ * - A holder that does not let go within LEASE_WAIT_MS (a frozen process, a lost network) has
+ *   seen its lease expire by its own clock; the writer then ends its session and goes on.
+ * Keys and channel are derived from the schema's oid (several services can share a database);
+ * migration 0006's trigger repeats the lease key: oid * 4 + 2.
+ */
+
+/** How long a lease is trusted after the query that last proved its connection alive. */
+export const LEASE_MS = 1000;
+/** How often a held lease is renewed (and writers from other tools looked for). */
+export const RENEW_MS = 100;
+/** How long a writer waits for holders to let go before ending their sessions: past any lease's life. */
+export const LEASE_WAIT_MS = LEASE_MS + 500;
+/** A process that has not been asked for versions this long gives its lease (and connection) up. */
+const IDLE_MS = 30_000;
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 10_000;
+const CLOSE_TIMEOUT_MS = 1000;
+
+const schemaOid = sql`current_schema()::regnamespace::oid::bigint`;
+const writersKey = sql`(${schemaOid} * 4 + 1)`;
+const leaseKey = sql`(${schemaOid} * 4 + 2)`;
+const channel = sql`'hackerspace_api_writes_' || ${schemaOid}`;
+
+/**
+ * Waits for the writers' lock, then tells every lease holder to let go (delivered when this
+ * statement commits, while the lock is held). Session level: call finishWrite() afterwards.
+ */
+export async function announceWrite(conn: Db): Promise<void> {
+  await sql`select pg_advisory_lock(${writersKey}), pg_notify(${channel}, '')`.execute(conn);
+}
+
+/**
+ * Takes the lease lock exclusively: every holder has stopped using its versions. A holder that
+ * has not let go after LEASE_WAIT_MS has an expired lease; its session is ended (same role, or
+ * pg_signal_backend) and the wait goes on within the statement timeout.
+ */
+export async function takeLeases(conn: Db): Promise<void> {
+  try {
+    // The subquery runs first: the timeout is set (for this statement only) before the wait.
+    await sql`select pg_advisory_lock(${leaseKey}) from (select set_config('lock_timeout', ${`${LEASE_WAIT_MS}ms`}, true)) t`.execute(conn);
+    return;
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== '55P03') throw error;
+  }
+  await sql`select pg_terminate_backend(l.pid) from pg_locks l, (select ${leaseKey} as k) key
+    where l.locktype = 'advisory' and l.database = (select oid from pg_database where datname = current_database())
+      and l.classid = (key.k >> 32)::oid and l.objid = (key.k & 4294967295)::oid and l.objsubid = 1
+      and l.mode = 'ShareLock' and l.granted and l.pid <> pg_backend_pid()`.execute(conn).catch(() => {});
+  await sql`select pg_advisory_lock(${leaseKey})`.execute(conn);
+}
+
+/** Lets go of what announceWrite() and takeLeases() took (leases = false: only the former). */
+export async function finishWrite(conn: Db, leases: boolean): Promise<void> {
+  if (leases) await sql`select pg_advisory_unlock(${leaseKey}), pg_advisory_unlock(${writersKey})`.execute(conn);
+  else await sql`select pg_advisory_unlock(${writersKey})`.execute(conn);
+}
+
+type VersionRow = { name: string; version: number | string; changed_us: number | string };
+
+export interface ReadLeaseOptions {
+  url: string;
+  /** The snapshot of some version rows (the same object while nothing changed). */
+  adopt(rows: VersionRow[]): VersionSnapshot;
+  onConnectionLost(error: Error, retryInMs: number): void;
+}
+
+/** The reading side: one per database handle, started by the first request for versions. */
+export class ReadLease {
+  private snapshot: VersionSnapshot | null = null;
+  private validUntil = 0;
+  /** Bumped by every announced write and lost connection: a query's answer from before is void. */
+  private epoch = 0;
+  private mustAcquire = true;
+  private lastUse = 0;
+  private running: Promise<void> | null = null;
+  private closed = false;
+  private wake: (() => void) | null = null;
+  /** Ends the connection in use, failing any query it waits for. */
+  private abort: (() => void) | null = null;
+
+  constructor(private readonly options: ReadLeaseOptions) {}
+
+  /** The current versions while a lease is held, else null (the database must be asked). */
+  current(): VersionSnapshot | null {
+    const now = performance.now();
+    this.lastUse = now;
+    if (this.running === null && !this.closed) this.running = this.run();
+    return this.snapshot !== null && now < this.validUntil ? this.snapshot : null;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wake?.();
+    this.abort?.();
+    await this.running;
+  }
+
+  private invalidate(): void {
+    this.snapshot = null;
+    this.epoch++;
+    this.mustAcquire = true;
+    this.wake?.();
+  }
+
+  private async run(): Promise<void> {
+    let delayMs = FIRST_RETRY_MS;
+    while (!this.closed && !this.idle()) {
+      try {
+        await this.hold(() => (delayMs = FIRST_RETRY_MS));
+      } catch (error) {
+        this.invalidate();
+        if (this.closed) break;
+        this.options.onConnectionLost(error as Error, delayMs);
+        await this.pause(delayMs);
+        delayMs = Math.min(delayMs * 2, MAX_RETRY_MS);
+      }
+    }
+    this.running = null;
+  }
+
+  private idle(): boolean {
+    return performance.now() - this.lastUse > IDLE_MS;
+  }
+
+  /** Connects, then acquires and renews the lease until closed, idle or the connection fails. */
+  private async hold(connected: () => void): Promise<void> {
+    const client = new pg.Client({ connectionString: this.options.url, keepAlive: true, connectionTimeoutMillis: 10_000 });
+    let broken: Error | null = null;
+    const fail = (error: Error) => {
+      broken ??= error;
+      this.invalidate();
+    };
+    client.on('error', fail);
+    client.on('end', () => fail(new Error('Connection terminated')));
+    client.on('notification', () => this.invalidate());
+    this.abort = () => {
+      fail(new Error('closed'));
+      void endClient(client);
+    };
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ oid: string }>('select current_schema()::regnamespace::oid::bigint as oid');
+      const oid = Number(rows[0].oid);
+      const queries = leaseQueries(oid);
+      await client.query(`listen ${pg.escapeIdentifier(`hackerspace_api_writes_${oid}`)}`);
+      connected();
+      let holding = false;
+      while (!this.closed && !this.idle()) {
+        if (broken) throw broken;
+        const epoch = this.epoch;
+        const sentAt = performance.now();
+        if (this.mustAcquire) {
+          this.mustAcquire = false;
+          this.snapshot = null;
+          const results = (await client.query(holding ? queries.reacquire : queries.acquire)) as unknown as pg.QueryResult<VersionRow>[];
+          holding = true;
+          if (this.epoch === epoch) this.grant(results[results.length - 1].rows, sentAt);
+        } else {
+          const { rows: versions } = await client.query<VersionRow & { contended: boolean }>(queries.renew);
+          if (this.epoch !== epoch) continue;
+          // A writer without a NOTIFY (SQL by hand, another tool) waits for this lease.
+          if (versions.some((row) => row.contended)) this.invalidate();
+          else this.grant(versions, sentAt);
+        }
+        if (!this.mustAcquire) await this.pause(RENEW_MS);
+      }
+    } finally {
+      this.abort = null;
+      this.snapshot = null;
+      client.removeAllListeners('notification');
+      await endClient(client);
+    }
+  }
+
+  private grant(rows: VersionRow[], sentAt: number): void {
+    this.snapshot = this.options.adopt(rows);
+    this.validUntil = sentAt + LEASE_MS;
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        if (self.wake === done) self.wake = null;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}
+
+/** Simple-protocol texts (several statements, so one round trip each) for a schema's keys. */
+function leaseQueries(oid: number) {
+  const writers = oid * 4 + 1;
+  const lease = oid * 4 + 2;
+  const versions = 'select name, version, changed_us from table_versions';
+  // Waiting for W after letting go of L: a writer that announced itself is done when W is free.
+  const acquire = `select pg_advisory_lock_shared(${writers}); select pg_advisory_lock_shared(${lease}); select pg_advisory_unlock_shared(${writers}); ${versions}`;
+  return {
+    acquire,
+    reacquire: `select pg_advisory_unlock_shared(${lease}); ${acquire}`,
+    renew: `select name, version, changed_us, exists(select from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())
+      and classid = ${Math.floor(lease / 2 ** 32)} and objid = ${lease % 2 ** 32} and objsubid = 1 and mode = 'ExclusiveLock' and not granted) as contended from table_versions`,
+  };
+}
+
+/** Ends a connection; a server that vanished would keep end() waiting, so the socket is dropped after a moment. */
+async function endClient(client: pg.Client): Promise<void> {
+  const ended = client.end().catch(() => {});
+  const timeout = new Promise<'timeout'>((resolve) => setTimeout(resolve, CLOSE_TIMEOUT_MS, 'timeout').unref());
+  if ((await Promise.race([ended, timeout])) === 'timeout') {
+    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  }
+}

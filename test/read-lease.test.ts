@@ -1,0 +1,177 @@
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { configFrom } from '../src/config.js';
+import { openDatabase, type DatabaseHandle } from '../src/db/connection.js';
+import { LEASE_MS, LEASE_WAIT_MS } from '../src/db/read-lease.js';
+import { writeTransaction } from '../src/db/write-transaction.js';
+import { importRecords } from '../src/interchange/import.js';
+import { describeOnPostgres, freshDatabase, type FreshDatabase } from './support/server.js';
+
+/** A handle of its own (as another process would have), counting the losses of its lease. */
+function openHandle(url: string) {
+  const lost: Error[] = [];
+  const handle = openDatabase(configFrom({ DATABASE_URL: url }).database, { leaseLost: (error) => lost.push(error) });
+  return { handle, lost };
+}
+
+/** Asks for versions until the handle holds a lease; its snapshot. */
+async function leaseOf(handle: DatabaseHandle, withinMs = 5000) {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    await handle.versions();
+    const held = handle.versionsNow();
+    if (held !== null) return held;
+    assert.ok(Date.now() < deadline, `no lease within ${withinMs} ms`);
+    await sleep(10);
+  }
+}
+
+async function versionOf(handle: DatabaseHandle, table: string): Promise<number> {
+  const { rows } = await sql<{ version: number }>`select version from table_versions where name = ${table}`.execute(handle.db);
+  return Number(rows[0].version);
+}
+
+function newUser(id: number) {
+  return { model: 'users.user', pk: id, fields: { username: `leaseholder ${id}`, email: `u${id}@example.org`, has_key: false } };
+}
+
+describeOnPostgres('read leases (PostgreSQL)', () => {
+  let fresh: FreshDatabase;
+  let reader: ReturnType<typeof openHandle>;
+  let writer: ReturnType<typeof openHandle>;
+  /** The lease lock's key: the schema's oid * 4 + 2. */
+  let leaseKey: number;
+
+  /** Sessions holding a lease on this schema, by pid. */
+  async function holders(): Promise<number[]> {
+    const { rows } = await sql<{ pid: number }>`select pid from pg_locks
+      where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())
+        and classid = ${Math.floor(leaseKey / 2 ** 32)}::oid and objid = ${leaseKey % 2 ** 32}::oid and objsubid = 1
+        and mode = 'ShareLock' and granted`.execute(writer.handle.db);
+    return rows.map((row) => row.pid);
+  }
+
+  before(async () => {
+    fresh = await freshDatabase();
+    reader = openHandle(fresh.url);
+    writer = openHandle(fresh.url);
+    const { rows } = await sql<{ oid: number }>`select current_schema()::regnamespace::oid::bigint as oid`.execute(writer.handle.db);
+    leaseKey = Number(rows[0].oid) * 4 + 2;
+  });
+
+  after(async () => {
+    await reader?.handle.close();
+    await writer?.handle.close();
+    await fresh?.cleanup();
+  });
+
+  it('a reading handle holds a lease: the versions it answers at once are those the database has', async () => {
+    const held = await leaseOf(reader.handle);
+    assert.equal(held.users.version, await versionOf(writer.handle, 'users'));
+    assert.equal(await reader.handle.versions(), held, 'versions() answers the lease snapshot itself');
+    assert.equal((await holders()).length, 1, 'one session holds the lease');
+    assert.deepEqual(reader.lost, []);
+  });
+
+  it('a write through writeTransaction elsewhere: the reader never answers versions older than a write that returned', async () => {
+    await leaseOf(reader.handle);
+    for (let i = 0; i < 25; i++) {
+      await writeTransaction(writer.handle.db, (trx) => importRecords(trx, [newUser(100 + i)]));
+      const committed = await versionOf(writer.handle, 'users');
+      const now = reader.handle.versionsNow();
+      if (now !== null) assert.equal(now.users.version, committed, `write ${i}: the lease snapshot`);
+      assert.equal((await reader.handle.versions()).users.version, committed, `write ${i}: versions()`);
+    }
+    // Given back for every write and taken again: nobody had to be ended.
+    assert.equal((await leaseOf(reader.handle)).users.version, await versionOf(writer.handle, 'users'));
+    assert.deepEqual(reader.lost, []);
+    assert.deepEqual(writer.lost, []);
+  });
+
+  it('a write by hand (no announcement) waits for the lease to be given back, and is seen on the next read', async () => {
+    await leaseOf(reader.handle);
+    const before = await versionOf(writer.handle, 'events');
+    await sql`update table_versions set version = version + 1 where name = 'events'`.execute(writer.handle.db);
+    const now = reader.handle.versionsNow();
+    if (now !== null) assert.equal(now.events.version, before + 1);
+    assert.equal((await reader.handle.versions()).events.version, before + 1);
+    assert.equal((await leaseOf(reader.handle)).events.version, before + 1);
+    assert.deepEqual(reader.lost, []);
+  });
+
+  it('writers of two handles at once, while both hold leases: every write completes, nobody is ended', async () => {
+    const second = openHandle(fresh.url);
+    try {
+      await Promise.all([leaseOf(reader.handle), leaseOf(second.handle)]);
+      const start = await versionOf(writer.handle, 'users');
+      await Promise.all([
+        (async () => {
+          for (let i = 0; i < 10; i++) await writeTransaction(writer.handle.db, (trx) => importRecords(trx, [newUser(200 + i)]));
+        })(),
+        (async () => {
+          for (let i = 0; i < 10; i++) await writeTransaction(second.handle.db, (trx) => importRecords(trx, [newUser(300 + i)]));
+        })(),
+      ]);
+      const end = await versionOf(writer.handle, 'users');
+      assert.ok(end > start);
+      for (const handle of [reader.handle, second.handle]) assert.equal((await handle.versions()).users.version, end);
+      assert.deepEqual([...reader.lost, ...second.lost, ...writer.lost], []);
+    } finally {
+      await second.handle.close();
+    }
+  });
+
+  it('a holder that never lets go (a frozen process) holds writes up until its lease has expired, then is ended', async () => {
+    await leaseOf(reader.handle);
+    const frozen = new pg.Client({ connectionString: fresh.url });
+    const frozenErrors: Error[] = [];
+    frozen.on('error', (error) => frozenErrors.push(error));
+    await frozen.connect();
+    try {
+      await frozen.query(`select pg_advisory_lock_shared(${leaseKey})`);
+      const before = await versionOf(writer.handle, 'users');
+      const started = Date.now();
+      const write = writeTransaction(writer.handle.db, (trx) => importRecords(trx, [newUser(400)]));
+      await sleep(LEASE_MS);
+      assert.equal(await versionOf(writer.handle, 'users'), before, 'not committed while a lease may still be trusted');
+      await write;
+      const waited = Date.now() - started;
+      assert.ok(waited >= LEASE_WAIT_MS - 50, `the write waited for the lease to expire (${waited} ms)`);
+      const after = await versionOf(writer.handle, 'users');
+      assert.ok(after > before, 'committed');
+      for (let i = 0; i < 100 && frozenErrors.length === 0; i++) await sleep(10);
+      assert.equal((frozenErrors[0] as { code?: string } | undefined)?.code, '57P01', 'the frozen session was ended');
+      // The well-behaved reader let go at once and is not ended.
+      assert.deepEqual(reader.lost, []);
+      assert.equal((await reader.handle.versions()).users.version, after);
+    } finally {
+      await frozen.end().catch(() => {});
+    }
+  });
+
+  it('a lease whose connection is lost is not used; reads ask the database, and the lease comes back', async () => {
+    await leaseOf(reader.handle);
+    const [pid] = await holders();
+    await sql`select pg_terminate_backend(${pid}::int)`.execute(writer.handle.db);
+    for (let i = 0; i < 100 && reader.lost.length === 0; i++) await sleep(10);
+    assert.equal(reader.lost.length, 1, 'the loss is reported');
+    assert.equal(reader.handle.versionsNow(), null, 'no lease without its connection');
+    await writeTransaction(writer.handle.db, (trx) => importRecords(trx, [newUser(500)]));
+    assert.equal((await reader.handle.versions()).users.version, await versionOf(writer.handle, 'users'));
+    await leaseOf(reader.handle);
+    reader.lost.length = 0;
+  });
+
+  it('closing a handle gives its lease back', async () => {
+    const other = openHandle(fresh.url);
+    await Promise.all([leaseOf(reader.handle), leaseOf(other.handle)]);
+    assert.equal((await holders()).length, 2);
+    await other.handle.close();
+    assert.equal(other.handle.versionsNow(), null);
+    for (let i = 0; i < 100 && (await holders()).length !== 1; i++) await sleep(10);
+    assert.equal((await holders()).length, 1);
+  });
+});
