@@ -10,8 +10,9 @@
 # 2. starts `hackerspace-api serve` and times the first answered request (3 starts, median);
 # then, with wrk, each measurement next to its ceiling — a bare node:http server
 # (bench/ceiling.js) answering precomputed bytes: the same status, headers and body as the API's
-# answer, measured the same way in the same run (the ceiling for Node on this machine; ratio =
-# the API's req/s ÷ the ceiling's):
+# answer, measured the same way in the same run, in turn with the API's URL (3 rounds each, so
+# that a drift of the machine's speed shifts both alike; the ceiling for Node on this machine;
+# ratio = the API's req/s ÷ the ceiling's):
 # A. on a server started afresh (default configuration), the first page of every collection
 #    (/api/users/, /api/space/openings/, /api/projects/, /api/meetings/, /api/events/),
 #    /api/space/status/ and /api/, asked over and over (so answered by the response cache):
@@ -783,21 +784,91 @@ for route in "${COLLECTIONS[@]}"; do
 done
 log "all ${#ROUTES[@]} URLs answer 200; ETags: $(n=0; for r in "${ROUTES[@]}"; do [[ -z "${ETAG[$r]}" ]] || n=$((n + 1)); done; echo "$n of ${#ROUTES[@]}"); 304 to If-None-Match: $(n=0; for r in "${ROUTES[@]}"; do [[ "${B_STATE[$r]}" != ok ]] || n=$((n + 1)); done; echo "$n of ${#ROUTES[@]}"); gzip: $(n=0; for r in "${COLLECTIONS[@]}"; do [[ "${GZ_ENC[$r]}" != gzip ]] || n=$((n + 1)); done; echo "$n of ${#COLLECTIONS[@]}") collections"
 
-log "A: wrk -t$THREADS -c$CONNECTIONS: 1 s warm-up + $DURATION s per URL"
+# The ceiling: one node:http process sending every answer saved above (its status, headers and
+# body as the API sent them) at /r/<index>. Each URL is measured right after the API's, so that
+# a machine whose speed drifts during the run (shared cores) shifts both figures of a ratio alike.
+
+check_idle "before the API and the ceiling are measured"
+CEILING_FILES=()
+declare -A CEILING_INDEX
+add_ceiling() { CEILING_INDEX[$1]=${#CEILING_FILES[@]}; CEILING_FILES+=("$2"); }
+for route in "${ROUTES[@]}"; do add_ceiling "A|$route" "$(body_file default "$route")"; done
+for route in "${COLLECTIONS[@]}"; do add_ceiling "gzip|$route" "$(body_file gzip "$route")"; done
 for route in "${ROUTES[@]}"; do
-  bench_url "A|$route" "$BASE$route" "$(answer_bytes "$(body_file default "$route")")" ""
+  [[ "${B_STATE[$route]}" != ok ]] || add_ceiling "B|$route" "$(body_file not-modified "$route")"
+done
+port=$(free_port)
+node "$BENCH_DIR/ceiling.js" ${WORKERS:+--workers "$WORKERS"} "$port" "${CEILING_FILES[@]}" >"$WORK/ceiling.log" 2>&1 &
+CEILING_PID=$!; PIDS+=("$CEILING_PID")
+wait_for_200 "http://127.0.0.1:$port/r/0" "$CEILING_PID" "$WORK/ceiling.log" 10
+KIDS=()
+[[ -z "$WORKERS" ]] || wait_for_workers "$CEILING_PID" "$WORKERS" "$WORK/ceiling.log"
+CEILING_KIDS=("${KIDS[@]}")
+CEILING_PROCS=("$CEILING_PID" "${KIDS[@]}")
+log "ceiling: node:http on port $port${WORKERS:+ ($WORKERS node:cluster workers)}, ${#CEILING_FILES[@]} precomputed answers"
+ceiling_url() { echo "http://127.0.0.1:$port/r/${CEILING_INDEX[$1]}"; }
+for route in "${ROUTES[@]}"; do
+  check_url "$(ceiling_url "A|$route")" "$WORK/ceiling-A-$(slug "$route").json"
+  cmp -s "$WORK/ceiling-A-$(slug "$route").json" "$(body_file default "$route")" || die "the ceiling does not send the bytes of $route"
 done
 for route in "${COLLECTIONS[@]}"; do
-  bench_url "gzip|$route" "$BASE$route" "$(answer_bytes "$(body_file gzip "$route")")" "" -H 'Accept-Encoding: gzip'
+  check_url "$(ceiling_url "gzip|$route")" "$WORK/ceiling-gzip-$(slug "$route").json" -H 'Accept-Encoding: gzip'
+  cmp -s "$WORK/ceiling-gzip-$(slug "$route").json" "$(body_file gzip "$route")" || die "the ceiling does not send the compressed bytes of $route"
+done
+API_PROCS=("${UNDER_TEST[@]}")
+# measure_pair KEY ROUTE URL BYTES STATUS [wrk args]: the API's URL and the ceiling's answer in
+# turn, PAIR_ROUNDS times, each for DURATION / PAIR_ROUNDS s (rounded up) after its own 1 s warm-up,
+# so that a machine whose speed drifts during the run (shared cores) shifts both figures of a
+# ratio alike; req/s are over all rounds, p99 is the worst round's.
+PAIR_ROUNDS=3
+measure_pair() {
+  local key=$1 route=$2 url=$3 bytes=$4 want=$5 r; shift 5
+  local DURATION=$(( (DURATION + PAIR_ROUNDS - 1) / PAIR_ROUNDS ))
+  for ((r = 1; r <= PAIR_ROUNDS; r++)); do
+    UNDER_TEST=("${API_PROCS[@]}")
+    bench_url "$key|$route #$r" "$url" "$bytes" "$want" "$@"
+    UNDER_TEST=("${CEILING_PROCS[@]}")
+    bench_url "ceiling $key|$route #$r" "$(ceiling_url "$key|$route")" "$bytes" "$want" "$@"
+  done
+  combine_rounds "$key|$route" "$want"
+  combine_rounds "ceiling $key|$route" "$want"
+}
+combine_rounds() {
+  local key=$1 want=$2 r k reqs=0 us=0 p99=0 errors=""
+  for ((r = 1; r <= PAIR_ROUNDS; r++)); do
+    k="$key #$r"
+    reqs=$((reqs + REQUESTS[$k]))
+    us=$(awk -v u="$us" -v n="${REQUESTS[$k]}" -v rps="${RPS[$k]}" 'BEGIN { printf "%.0f", u + n / rps * 1e6 }')
+    p99=$(awk -v a="$p99" -v b="${P99[$k]}" 'BEGIN { print (b + 0 > a + 0) ? b : a }')
+    [[ -z "${ERRORS[$k]}" ]] || errors+="${errors:+; }round $r: ${ERRORS[$k]}"
+    unset "ERRORS[$k]"
+  done
+  REQUESTS[$key]=$reqs
+  RPS[$key]=$(awk -v n="$reqs" -v us="$us" 'BEGIN { printf "%.0f", n / (us / 1e6) }')
+  P99[$key]=$p99
+  # bench_url checked that every answer of every round had the wanted status.
+  STATUSES[$key]=${want:+$want:$reqs}
+  ERRORS[$key]=$errors
+  log "$(printf '%-58s %8s req/s   p99 %8s ms (%s rounds)' "$key" "${RPS[$key]}" "${P99[$key]}" "$PAIR_ROUNDS")"
+}
+
+log "A: wrk -t$THREADS -c$CONNECTIONS: the API's URL and its ceiling in turn, $PAIR_ROUNDS rounds of 1 s warm-up + $(( (DURATION + PAIR_ROUNDS - 1) / PAIR_ROUNDS )) s each"
+for route in "${ROUTES[@]}"; do
+  measure_pair A "$route" "$BASE$route" "$(answer_bytes "$(body_file default "$route")")" ""
+done
+for route in "${COLLECTIONS[@]}"; do
+  measure_pair gzip "$route" "$BASE$route" "$(answer_bytes "$(body_file gzip "$route")")" "" -H 'Accept-Encoding: gzip'
 done
 log "B: the same URLs with If-None-Match"
 for route in "${ROUTES[@]}"; do
   if [[ "${B_STATE[$route]}" == ok ]]; then
-    bench_url "B|$route" "$BASE$route" "$(answer_bytes "$(body_file not-modified "$route")")" 304 -H "If-None-Match: ${ETAG[$route]}"
+    measure_pair B "$route" "$BASE$route" "$(answer_bytes "$(body_file not-modified "$route")")" 304 -H "If-None-Match: ${ETAG[$route]}"
   else
     log "B|$route: not measured: ${B_STATE[$route]}"
   fi
 done
+stop_pid "$CEILING_PID"
+for p in "${CEILING_KIDS[@]}"; do stop_pid "$p"; done
 stop_server default
 
 # ---------------------------------------------------------------------------------------------
@@ -870,48 +941,6 @@ if [[ $UNCACHED -eq 1 ]]; then
   done
 fi
 stop_server nocache
-
-# ---------------------------------------------------------------------------------------------
-# The ceilings: one node:http process sending every answer measured above (its status, headers
-# and body as the API sent them) at /r/<index>, measured exactly like the API's URL.
-
-check_idle "between the API and the ceiling"
-CEILING_FILES=()
-declare -A CEILING_INDEX
-add_ceiling() { CEILING_INDEX[$1]=${#CEILING_FILES[@]}; CEILING_FILES+=("$2"); }
-for route in "${ROUTES[@]}"; do add_ceiling "A|$route" "$(body_file default "$route")"; done
-for route in "${COLLECTIONS[@]}"; do add_ceiling "gzip|$route" "$(body_file gzip "$route")"; done
-for route in "${ROUTES[@]}"; do
-  [[ "${B_STATE[$route]}" != ok ]] || add_ceiling "B|$route" "$(body_file not-modified "$route")"
-done
-port=$(free_port)
-node "$BENCH_DIR/ceiling.js" ${WORKERS:+--workers "$WORKERS"} "$port" "${CEILING_FILES[@]}" >"$WORK/ceiling.log" 2>&1 &
-CEILING_PID=$!; PIDS+=("$CEILING_PID")
-wait_for_200 "http://127.0.0.1:$port/r/0" "$CEILING_PID" "$WORK/ceiling.log" 10
-KIDS=()
-[[ -z "$WORKERS" ]] || wait_for_workers "$CEILING_PID" "$WORKERS" "$WORK/ceiling.log"
-UNDER_TEST=("$CEILING_PID" "${KIDS[@]}")
-CEILING_KIDS=("${KIDS[@]}")
-log "ceiling: node:http on port $port${WORKERS:+ ($WORKERS node:cluster workers)}, ${#CEILING_FILES[@]} precomputed answers"
-ceiling_url() { echo "http://127.0.0.1:$port/r/${CEILING_INDEX[$1]}"; }
-for route in "${ROUTES[@]}"; do
-  src=$(body_file default "$route")
-  check_url "$(ceiling_url "A|$route")" "$WORK/ceiling-A-$(slug "$route").json"
-  cmp -s "$WORK/ceiling-A-$(slug "$route").json" "$src" || die "the ceiling does not send the bytes of $route"
-  bench_url "ceiling A|$route" "$(ceiling_url "A|$route")" "$(answer_bytes "$src")" ""
-done
-for route in "${COLLECTIONS[@]}"; do
-  src=$(body_file gzip "$route")
-  check_url "$(ceiling_url "gzip|$route")" "$WORK/ceiling-gzip-$(slug "$route").json" -H 'Accept-Encoding: gzip'
-  cmp -s "$WORK/ceiling-gzip-$(slug "$route").json" "$src" || die "the ceiling does not send the compressed bytes of $route"
-  bench_url "ceiling gzip|$route" "$(ceiling_url "gzip|$route")" "$(answer_bytes "$src")" "" -H 'Accept-Encoding: gzip'
-done
-for route in "${ROUTES[@]}"; do
-  [[ "${B_STATE[$route]}" == ok ]] || continue
-  bench_url "ceiling B|$route" "$(ceiling_url "B|$route")" "$(answer_bytes "$(body_file not-modified "$route")")" 304 -H "If-None-Match: ${ETAG[$route]}"
-done
-stop_pid "$CEILING_PID"
-for p in "${CEILING_KIDS[@]}"; do stop_pid "$p"; done
 
 # ---------------------------------------------------------------------------------------------
 # D. Mixed load on a scratch copy of the dataset, two `serve` processes on it
@@ -1031,7 +1060,7 @@ or_dash() { [[ -n "$1" ]] && echo "$1" || echo "—"; }
   else
     echo "Service: \`hackerspace-api serve\` (one process)."
   fi
-  echo "Load: \`wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s\` after 1 s of warm-up, per URL (bench/report.lua: latencies from wrk's histogram; the bytes read are checked against the expected answer's size)."
+  echo "Load: \`wrk -t$THREADS -c$CONNECTIONS\`, the API's URL and its ceiling in turn, $PAIR_ROUNDS rounds of 1 s warm-up + $(( (DURATION + PAIR_ROUNDS - 1) / PAIR_ROUNDS )) s each (req/s over all rounds, p99 the worst round's); the cache-off rows \`-d${DURATION}s\` after 1 s of warm-up (bench/report.lua: latencies from wrk's histogram; the bytes read are checked against the expected answer's size)."
   echo "Ceiling: a bare \`node:http\` server (bench/ceiling.js$([[ -z "$WORKERS" ]] || echo ", as $WORKERS node:cluster workers like the service")) answering precomputed bytes — the API's own status, headers and body for that request — measured with the same load in this run: the ceiling for Node on this machine; ratio = req/s ÷ that ceiling."
   [[ $CPU_PROF -eq 0 ]] || echo "**The servers of A, B, C1 and C2 ran under \`--cpu-prof\`: their numbers are slower than normal.**"
   echo

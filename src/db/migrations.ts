@@ -339,10 +339,10 @@ async function createPostgresReadPathTriggers(db: Kysely<any>): Promise<void> {
 const readLeases: Migration = {
   async up(db: Kysely<any>) {
     if (engineOf(db) !== 'postgres') return;
-    // The lease key of read-lease.ts: the schema's oid * 4 + 2.
+    // The lease key of read-lease.ts: the oid of table_versions' schema * 4 + 2.
     await sql`create function wait_for_read_leases() returns trigger language plpgsql as $$
       begin
-        perform pg_advisory_xact_lock(tg_table_schema::regnamespace::oid::bigint * 4 + 2);
+        perform pg_advisory_xact_lock((select relnamespace::bigint from pg_class where oid = tg_relid) * 4 + 2);
         return null;
       end $$`.execute(db);
     await sql`create trigger table_versions_read_leases before insert or update or delete or truncate on table_versions

@@ -18,12 +18,13 @@ import type { VersionSnapshot } from './table-versions.js';
  *   by other tools cannot commit under a lease either: they wait for the next renewal, which sees
  *   them queued (pg_locks) and gives the lease back.
  * - A holder told of a write stops using its versions at once (synchronously, before it lets go
- *   of L), then in one round trip lets go of L, waits for W (the writer is done when it gets it),
- *   takes L again and reads the versions: its new lease includes the write.
+ *   of L), then in one round trip lets go of L, waits for W to be free (the writer is done),
+ *   takes L again and reads the versions: its new lease includes the write. It never waits for
+ *   L while holding W, so a writer from outside waiting for L holds up no writer of ours.
  * - A holder that does not let go within LEASE_WAIT_MS (a frozen process, a lost network) has
  *   seen its lease expire by its own clock; the writer then ends its session and goes on.
- * Keys and channel are derived from the schema's oid (several services can share a database);
- * migration 0006's trigger repeats the lease key: oid * 4 + 2.
+ * L and the channel are derived from the oid of table_versions' schema (several services can
+ * share a database); migration 0006's trigger repeats the key: oid * 4 + 2.
  */
 
 /** How long a lease is trusted after the query that last proved its connection alive. */
@@ -38,32 +39,44 @@ const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 10_000;
 const CLOSE_TIMEOUT_MS = 1000;
 
-const schemaOid = sql`current_schema()::regnamespace::oid::bigint`;
-const writersKey = sql`(${schemaOid} * 4 + 1)`;
+/**
+ * The writers' lock (session level; transaction level before read leases existed, which is the
+ * same lock, so that writers of both versions exclude each other during a rolling upgrade).
+ */
+const WRITERS_KEY = 0x4853_4150;
+/** Keys and channel belong to the schema in which unqualified queries find table_versions. */
+const schemaOid = sql`(select relnamespace::bigint from pg_class where oid = 'table_versions'::regclass)`;
 const leaseKey = sql`(${schemaOid} * 4 + 2)`;
 const channel = sql`'hackerspace_api_writes_' || ${schemaOid}`;
+/** How long one wait for the lease lock lasts: far below any statement timeout (100 ms at least). */
+const LEASE_STEP_MS = 50;
 
 /**
  * Waits for the writers' lock, then tells every lease holder to let go (delivered when this
- * statement commits, while the lock is held). Session level: call finishWrite() afterwards.
+ * statement commits, while the lock is held). Session level: finishWrite() lets go.
  */
 export async function announceWrite(conn: Db): Promise<void> {
-  await sql`select pg_advisory_lock(${writersKey}), pg_notify(${channel}, '')`.execute(conn);
+  await sql`select pg_advisory_lock(${WRITERS_KEY}), pg_notify(${channel}, '')`.execute(conn);
 }
 
 /**
- * Takes the lease lock exclusively: every holder has stopped using its versions. A holder that
- * has not let go after LEASE_WAIT_MS has an expired lease; its session is ended (same role, or
- * pg_signal_backend) and the wait goes on within the statement timeout.
+ * Takes the lease lock exclusively: every holder has stopped using its versions. The wait is cut
+ * into short steps, each within the statement timeout; between them no holder can take its lease
+ * again (it waits for the writers' lock first, or it is told of this write). A holder that has
+ * not let go after LEASE_WAIT_MS has an expired lease by its own clock: its session is ended
+ * (allowed to the same role, or with pg_signal_backend), and the wait goes on.
  */
 export async function takeLeases(conn: Db): Promise<void> {
-  try {
-    // The subquery runs first: the timeout is set (for this statement only) before the wait.
-    await sql`select pg_advisory_lock(${leaseKey}) from (select set_config('lock_timeout', ${`${LEASE_WAIT_MS}ms`}, true)) t`.execute(conn);
-    return;
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== '55P03') throw error;
-  }
+  const endsAt = performance.now() + LEASE_WAIT_MS;
+  do {
+    try {
+      // The subquery runs first: the timeout is set (for this statement only) before the wait.
+      await sql`select pg_advisory_lock(${leaseKey}) from (select set_config('lock_timeout', ${`${LEASE_STEP_MS}ms`}, true)) t`.execute(conn);
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== '55P03') throw error;
+    }
+  } while (performance.now() < endsAt);
   await sql`select pg_terminate_backend(l.pid) from pg_locks l, (select ${leaseKey} as k) key
     where l.locktype = 'advisory' and l.database = (select oid from pg_database where datname = current_database())
       and l.classid = (key.k >> 32)::oid and l.objid = (key.k & 4294967295)::oid and l.objsubid = 1
@@ -71,10 +84,21 @@ export async function takeLeases(conn: Db): Promise<void> {
   await sql`select pg_advisory_lock(${leaseKey})`.execute(conn);
 }
 
-/** Lets go of what announceWrite() and takeLeases() took (leases = false: only the former). */
-export async function finishWrite(conn: Db, leases: boolean): Promise<void> {
-  if (leases) await sql`select pg_advisory_unlock(${leaseKey}), pg_advisory_unlock(${writersKey})`.execute(conn);
-  else await sql`select pg_advisory_unlock(${writersKey})`.execute(conn);
+/**
+ * Lets go of the session locks of announceWrite() and takeLeases(), whatever was taken. Never
+ * throws: a connection that cannot let go is ended, since the pool would hand it out again with
+ * every writer in the cluster waiting on it (a broken one the pool drops; the server then lets go).
+ */
+export async function finishWrite(conn: Db): Promise<void> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await sql`select pg_advisory_unlock_all()`.execute(conn);
+      return;
+    } catch {
+      // Tried again, then the session is ended.
+    }
+  }
+  await sql`select pg_terminate_backend(pg_backend_pid())`.execute(conn).catch(() => {});
 }
 
 type VersionRow = { name: string; version: number | string; changed_us: number | string };
@@ -98,7 +122,7 @@ export class ReadLease {
   private closed = false;
   private wake: (() => void) | null = null;
   /** Ends the connection in use, failing any query it waits for. */
-  private abort: (() => void) | null = null;
+  private abort: ((error?: Error) => void) | null = null;
 
   constructor(private readonly options: ReadLeaseOptions) {}
 
@@ -148,20 +172,26 @@ export class ReadLease {
   private async hold(connected: () => void): Promise<void> {
     const client = new pg.Client({ connectionString: this.options.url, keepAlive: true, connectionTimeoutMillis: 10_000 });
     let broken: Error | null = null;
+    let done = false;
     const fail = (error: Error) => {
       broken ??= error;
-      this.invalidate();
+      // A late event of a connection already given up must not void the next one's lease.
+      if (!done) this.invalidate();
     };
     client.on('error', fail);
     client.on('end', () => fail(new Error('Connection terminated')));
-    client.on('notification', () => this.invalidate());
-    this.abort = () => {
-      fail(new Error('closed'));
+    client.on('notification', () => {
+      if (!done) this.invalidate();
+    });
+    this.abort = (error = new Error('closed')) => {
+      fail(error);
       void endClient(client);
     };
     try {
       await client.connect();
-      const { rows } = await client.query<{ oid: string }>('select current_schema()::regnamespace::oid::bigint as oid');
+      // Each statement of the acquiring round trip must see the commits made before it ran.
+      await client.query(`set default_transaction_isolation = 'read committed'`);
+      const { rows } = await client.query<{ oid: string }>(`select relnamespace::bigint as oid from pg_class where oid = 'table_versions'::regclass`);
       const oid = Number(rows[0].oid);
       const queries = leaseQueries(oid);
       await client.query(`listen ${pg.escapeIdentifier(`hackerspace_api_writes_${oid}`)}`);
@@ -174,11 +204,15 @@ export class ReadLease {
         if (this.mustAcquire) {
           this.mustAcquire = false;
           this.snapshot = null;
+          // No time limit: it waits for a writer to finish (an import may take a while).
           const results = (await client.query(holding ? queries.reacquire : queries.acquire)) as unknown as pg.QueryResult<VersionRow>[];
           holding = true;
           if (this.epoch === epoch) this.grant(results[results.length - 1].rows, sentAt);
         } else {
-          const { rows: versions } = await client.query<VersionRow & { contended: boolean }>(queries.renew);
+          // A renewal is answered at once by a live server: one that is silent for the life of
+          // a lease has lost its connection (TCP alone could take minutes to tell).
+          const watchdog = setTimeout(() => this.abort?.(new Error(`no answer to a lease renewal in ${LEASE_MS} ms`)), LEASE_MS);
+          const { rows: versions } = await client.query<VersionRow & { contended: boolean }>(queries.renew).finally(() => clearTimeout(watchdog));
           if (this.epoch !== epoch) continue;
           // A writer without a NOTIFY (SQL by hand, another tool) waits for this lease.
           if (versions.some((row) => row.contended)) this.invalidate();
@@ -187,6 +221,7 @@ export class ReadLease {
         if (!this.mustAcquire) await this.pause(RENEW_MS);
       }
     } finally {
+      done = true;
       this.abort = null;
       this.snapshot = null;
       client.removeAllListeners('notification');
@@ -215,11 +250,11 @@ export class ReadLease {
 
 /** Simple-protocol texts (several statements, so one round trip each) for a schema's keys. */
 function leaseQueries(oid: number) {
-  const writers = oid * 4 + 1;
   const lease = oid * 4 + 2;
   const versions = 'select name, version, changed_us from table_versions';
-  // Waiting for W after letting go of L: a writer that announced itself is done when W is free.
-  const acquire = `select pg_advisory_lock_shared(${writers}); select pg_advisory_lock_shared(${lease}); select pg_advisory_unlock_shared(${writers}); ${versions}`;
+  // W is only waited for (taken and let go) before L is asked for: a writer that announced itself
+  // is done when W is free, and no writer of ours ever waits behind a holder waiting for L.
+  const acquire = `select pg_advisory_lock_shared(${WRITERS_KEY}); select pg_advisory_unlock_shared(${WRITERS_KEY}); select pg_advisory_lock_shared(${lease}); ${versions}`;
   return {
     acquire,
     reacquire: `select pg_advisory_unlock_shared(${lease}); ${acquire}`,

@@ -14,11 +14,9 @@ import { announceWrite, finishWrite, takeLeases } from './read-lease.js';
 export async function writeTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
   if (engineOf(db) === 'postgres') {
     return db.connection().execute(async (connection) => {
-      await announceWrite(connection);
-      let leases = false;
       try {
+        await announceWrite(connection);
         await takeLeases(connection);
-        leases = true;
         return await connection.transaction().execute(async (trx) => {
           const result = await work(trx);
           await restampChanges(trx, sql`(extract(epoch from transaction_timestamp()) * 1000000)::bigint`,
@@ -26,8 +24,8 @@ export async function writeTransaction<T>(db: Db, work: (trx: Db) => Promise<T>)
           return result;
         });
       } finally {
-        // Session locks: a connection that broke is closed by the pool, which lets go of them.
-        await finishWrite(connection, leases);
+        // Session locks outlive a rollback: let go of them whatever happened.
+        await finishWrite(connection);
       }
     });
   }
