@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { isConstraintViolation, isDatabaseUnavailable, openDatabase, type DatabaseHandle } from '../db/connection.js';
@@ -46,12 +47,17 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   let closing = false;
   // Set once the app exists (its logger); until then every request goes to the framework.
   let fastRead: ReturnType<typeof fastReads> | undefined;
+  let openConnections = 0;
   const app = Fastify({
     // Repeated reads are answered from the cache before the framework sees them (cached-reads.ts).
     serverFactory: (handler) => {
       const server = http.createServer((request, response) => {
         if (fastRead === undefined) handler(request, response);
         else fastRead(request, response, () => handler(request, response));
+      });
+      server.on('connection', (socket: Socket) => {
+        openConnections++;
+        socket.once('close', () => openConnections--);
       });
       // What Fastify sets on a server it creates itself.
       server.keepAliveTimeout = 72_000;
@@ -121,7 +127,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     return sendJson(reply.code(500), { detail: 'Internal server error.' });
   });
 
-  fastRead = fastReads({ config, database, cache, log: app.log, isClosing: () => closing });
+  fastRead = fastReads({ config, database, cache, log: app.log, isClosing: () => closing, openConnections: () => openConnections });
   const times = new TimeFormatter(config.timeZone);
   const avatar = avatarUrls(config);
   const buildBody = bodyBuilder({ db: database.db, config, times, avatar });

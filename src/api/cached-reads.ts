@@ -12,6 +12,7 @@ import { parseQuery, sortedQuery, type QueryPair } from './query.js';
 import { readAnswer, type ReadAnswer, type ReadOptions } from './read-answer.js';
 import type { Representation } from './representation.js';
 import type { ResponseCache } from './response-cache.js';
+import { TurnVersions } from './turn-versions.js';
 
 /** Every response of an API route varies with these request headers. */
 export const VARY = 'Accept, Accept-Encoding';
@@ -43,6 +44,8 @@ export interface FastReadsOptions {
   cache: ResponseCache;
   log: FastifyBaseLogger;
   isClosing: () => boolean;
+  /** The HTTP server's open connections (see TurnVersions). */
+  openConnections: () => number;
 }
 
 /**
@@ -52,8 +55,10 @@ export interface FastReadsOptions {
  * coding not made yet, credentials to check, an Accept that needs negotiating, a base URL that
  * needs proxy headers, shutdown) goes to the framework, which answers it and fills the cache.
  */
-export function fastReads({ config, database, cache, log, isClosing }: FastReadsOptions) {
+export function fastReads({ config, database, cache, log, isClosing, openConnections }: FastReadsOptions) {
   const options: ReadOptions = config;
+  // SQLite reads its versions itself, once per turn; PostgreSQL answers from its read lease.
+  const turn = database.engine === 'sqlite' ? new TurnVersions(() => localVersions(database), openConnections) : null;
   // Fastify logs every request at info; the fast path does the same, in one line.
   const logRequests = ['info', 'debug', 'trace'].includes(log.level);
 
@@ -98,7 +103,7 @@ export function fastReads({ config, database, cache, log, isClosing }: FastReads
     };
     let now: VersionSnapshot | null;
     try {
-      now = database.versionsNow();
+      now = turn !== null ? turn.get(request.socket) : database.versionsNow();
     } catch {
       return fallback();
     }
@@ -107,6 +112,12 @@ export function fastReads({ config, database, cache, log, isClosing }: FastReads
     snapshots.set(request, versions);
     versions.then(answer, fallback);
   };
+}
+
+function localVersions(database: DatabaseHandle): VersionSnapshot {
+  const now = database.versionsNow();
+  if (now === null) throw new Error(`the ${database.engine} handle cannot read its versions without waiting`);
+  return now;
 }
 
 // Requests of one client name the same host: it is checked once, not on every request.
