@@ -54,6 +54,25 @@ describeOnPostgres('read leases (PostgreSQL)', () => {
     return rows.map((row) => row.pid);
   }
 
+  /**
+   * A session that takes a lease and never lets go, as a frozen process would; `ended()` waits
+   * for the server to end it and gives the error's SQLSTATE.
+   */
+  async function frozenHolder() {
+    const client = new pg.Client({ connectionString: fresh.url });
+    const errors: Error[] = [];
+    client.on('error', (error) => errors.push(error));
+    await client.connect();
+    await client.query(`select pg_advisory_lock_shared(${leaseKey})`);
+    return {
+      async ended(): Promise<string | undefined> {
+        for (let i = 0; i < 100 && errors.length === 0; i++) await sleep(10);
+        return (errors[0] as { code?: string } | undefined)?.code;
+      },
+      close: () => client.end().catch(() => {}),
+    };
+  }
+
   before(async () => {
     fresh = await freshDatabase();
     reader = openHandle(fresh.url);
@@ -130,12 +149,8 @@ describeOnPostgres('read leases (PostgreSQL)', () => {
 
   it('a holder that never lets go (a frozen process) holds writes up until its lease has expired, then is ended', async () => {
     await leaseOf(reader.handle);
-    const frozen = new pg.Client({ connectionString: fresh.url });
-    const frozenErrors: Error[] = [];
-    frozen.on('error', (error) => frozenErrors.push(error));
-    await frozen.connect();
+    const frozen = await frozenHolder();
     try {
-      await frozen.query(`select pg_advisory_lock_shared(${leaseKey})`);
       const before = await versionOf(writer.handle, 'users');
       const started = Date.now();
       const write = writeTransaction(writer.handle.db, (trx) => importRecords(trx, [newUser(400)]));
@@ -146,35 +161,29 @@ describeOnPostgres('read leases (PostgreSQL)', () => {
       assert.ok(waited >= LEASE_WAIT_MS - 50, `the write waited for the lease to expire (${waited} ms)`);
       const after = await versionOf(writer.handle, 'users');
       assert.ok(after > before, 'committed');
-      for (let i = 0; i < 100 && frozenErrors.length === 0; i++) await sleep(10);
-      assert.equal((frozenErrors[0] as { code?: string } | undefined)?.code, '57P01', 'the frozen session was ended');
+      assert.equal(await frozen.ended(), '57P01', 'the frozen session was ended');
       assert.equal((await reader.handle.versions()).users.version, after);
     } finally {
-      await frozen.end().catch(() => {});
+      await frozen.close();
     }
   });
 
   it('a writer whose statement timeout is shorter than a lease still waits it out, then ends the frozen holder', async () => {
     const impatient = openDatabase(configFrom({ DATABASE_URL: fresh.url, DATABASE_STATEMENT_TIMEOUT_MS: '300' }).database);
-    const frozen = new pg.Client({ connectionString: fresh.url });
-    const frozenErrors: Error[] = [];
-    frozen.on('error', (error) => frozenErrors.push(error));
-    await frozen.connect();
+    const frozen = await frozenHolder();
     try {
-      await frozen.query(`select pg_advisory_lock_shared(${leaseKey})`);
       const before = await versionOf(writer.handle, 'users');
       const started = Date.now();
       await writeTransaction(impatient.db, (trx) => importRecords(trx, [newUser(450)]));
       const waited = Date.now() - started;
       assert.ok(waited >= LEASE_WAIT_MS - 50, `waited ${waited} ms`);
       assert.ok((await versionOf(writer.handle, 'users')) > before);
-      for (let i = 0; i < 100 && frozenErrors.length === 0; i++) await sleep(10);
-      assert.equal((frozenErrors[0] as { code?: string } | undefined)?.code, '57P01');
+      assert.equal(await frozen.ended(), '57P01');
       // The writer let go of its session locks: the next write needs no wait.
       await writeTransaction(writer.handle.db, (trx) => importRecords(trx, [newUser(451)]));
       assert.deepEqual(await sql`select pid from pg_locks where locktype = 'advisory' and granted and mode = 'ExclusiveLock'`.execute(writer.handle.db).then((r) => r.rows), []);
     } finally {
-      await frozen.end().catch(() => {});
+      await frozen.close();
       await impatient.close();
     }
   });
