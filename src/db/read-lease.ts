@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { Db } from './connection.js';
+import { endClient } from './pg-client.js';
 import type { VersionSnapshot } from './table-versions.js';
 
 /*
@@ -37,7 +38,6 @@ export const LEASE_WAIT_MS = LEASE_MS + 500;
 const IDLE_MS = 30_000;
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 10_000;
-const CLOSE_TIMEOUT_MS = 1000;
 
 /**
  * The writers' lock (session level; transaction level before read leases existed, which is the
@@ -261,13 +261,4 @@ function leaseQueries(oid: number) {
     renew: `select name, version, changed_us, exists(select from pg_locks where locktype = 'advisory' and database = (select oid from pg_database where datname = current_database())
       and classid = ${Math.floor(lease / 2 ** 32)} and objid = ${lease % 2 ** 32} and objsubid = 1 and mode = 'ExclusiveLock' and not granted) as contended from table_versions`,
   };
-}
-
-/** Ends a connection; a server that vanished would keep end() waiting, so the socket is dropped after a moment. */
-async function endClient(client: pg.Client): Promise<void> {
-  const ended = client.end().catch(() => {});
-  const timeout = new Promise<'timeout'>((resolve) => setTimeout(resolve, CLOSE_TIMEOUT_MS, 'timeout').unref());
-  if ((await Promise.race([ended, timeout])) === 'timeout') {
-    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-  }
 }

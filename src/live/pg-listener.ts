@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { endClient } from '../db/pg-client.js';
 
 export interface ListenerLog {
   warn(object: object, message: string): void;
@@ -30,8 +31,6 @@ const MAX_RETRY_MS = 10_000;
  * listening again it says so (onListening), so that the caller catches up from the database.
  * TCP keep-alive notices a server that vanished without closing the connection.
  */
-const CLOSE_TIMEOUT_MS = 1000;
-
 export class PgListener {
   private client: pg.Client | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -90,13 +89,7 @@ export class PgListener {
     this.client = null;
     if (client) {
       client.removeAllListeners('notification');
-      // A server that vanished without closing the connection would keep end() waiting, and the
-      // shutdown with it: give it a moment, then drop the socket.
-      const ended = client.end().catch(() => {});
-      const timeout = new Promise<'timeout'>((resolve) => setTimeout(resolve, CLOSE_TIMEOUT_MS, 'timeout').unref());
-      if ((await Promise.race([ended, timeout])) === 'timeout') {
-        (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-      }
+      await endClient(client);
     }
   }
 }
