@@ -21,11 +21,11 @@ import { streamHandler } from './stream.js';
 import { ResponseCache } from './response-cache.js';
 import { cacheKey, fastReads, versionsFor } from './cached-reads.js';
 import { collections } from './collections.js';
-import { Representation } from './representation.js';
+import { Representation, sourceOf } from './representation.js';
 import { SharedBuilds } from './shared-builds.js';
-import { readAnswerWhenReady } from './read-answer.js';
+import { readAnswerWhenReady, sendAnswer } from './read-answer.js';
 import { ALLOW, type RouteMatch } from './routes.js';
-import { lastChangeOf, versionsOf, type VersionedTable } from '../db/table-versions.js';
+import type { VersionedTable } from '../db/table-versions.js';
 import { clientError, frameworkError, publicClientMessage } from './transport-errors.js';
 import { FailureThrottle } from './throttle.js';
 import { bodyBuilder, optionsBody } from './views.js';
@@ -158,8 +158,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     cache.observe(snapshot);
     let representation = cache.get(key, snapshot);
     if (representation === undefined) {
-      const reads = readsOf(resolved.route);
-      const source = { reads, versions: versionsOf(snapshot, reads), changedUs: lastChangeOf(snapshot, reads), allow: ALLOW[resolved.route.kind] };
+      const source = sourceOf(snapshot, readsOf(resolved.route), ALLOW[resolved.route.kind]);
       representation = await builds.run(`${key}\n${source.versions.join('.')}`, async () => {
         const built = new Representation(json(await buildBody(resolved, base)), source);
         cache.set(key, built);
@@ -168,8 +167,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     }
     const answer = await readAnswerWhenReady(representation, request.headers, config);
     cache.resize(key, representation);
-    reply.code(answer.status).headers(answer.headers);
-    return answer.status === 304 ? reply.send() : reply.send(answer.body);
+    return sendAnswer(reply, answer);
   };
 
   app.all('*', handle);

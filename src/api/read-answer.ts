@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyReply } from 'fastify';
 import type { Config } from '../config.js';
 import { negotiateCoding, type Coding } from './content-coding.js';
-import { noneMatchHits, unmodifiedSince } from './conditional.js';
+import { noneMatchHits } from './conditional.js';
 import type { Representation } from './representation.js';
 
 /** The request headers a read's answer depends on (a request's own headers will do). */
@@ -38,7 +39,7 @@ export function readAnswer(representation: Representation, conditions: ReadCondi
   const ifModifiedSince = conditions['if-modified-since'];
   const notModified = ifNoneMatch !== undefined
     ? noneMatchHits(ifNoneMatch, representation.tag)
-    : ifModifiedSince !== undefined && lastModified !== null && unmodifiedSince(ifModifiedSince, Date.parse(lastModified));
+    : ifModifiedSince !== undefined && representation.unmodifiedSince(ifModifiedSince, nowMs);
   if (notModified) return { status: 304, headers: headersOf(representation, 304, coding, lastModified, options), body: null };
   const body = representation.bodyIn(coding);
   if (body === undefined) return undefined;
@@ -51,6 +52,12 @@ export async function readAnswerWhenReady(representation: Representation, condit
   if (answer !== undefined) return answer;
   await representation.prepare(codingFor(representation, conditions, options));
   return readAnswer(representation, conditions, options, Date.now())!;
+}
+
+/** Sends an answer through the framework (the fast path writes it to Node's response itself). */
+export function sendAnswer(reply: FastifyReply, answer: ReadAnswer): FastifyReply {
+  reply.code(answer.status).headers(answer.headers);
+  return answer.status === 304 ? reply.send() : reply.send(answer.body);
 }
 
 const CODINGS: readonly Coding[] = ['identity', 'gzip', 'br'];

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { VersionedTable } from '../db/table-versions.js';
+import { lastChangeOf, versionsOf, type VersionedTable, type VersionSnapshot } from '../db/table-versions.js';
 import { encode, type Coding } from './content-coding.js';
-import { httpDate } from './conditional.js';
+import { httpDate, unmodifiedSince } from './conditional.js';
 
 /**
  * How long after a change Last-Modified waits before it is sent. An HTTP date has whole
@@ -22,6 +22,11 @@ export interface RepresentationSource {
   allow: string;
 }
 
+/** The source of a body about to be built from some tables, as they are in `snapshot`. */
+export function sourceOf(snapshot: VersionSnapshot, reads: readonly VersionedTable[], allow: string): RepresentationSource {
+  return { reads, versions: versionsOf(snapshot, reads), changedUs: lastChangeOf(snapshot, reads), allow };
+}
+
 /**
  * One response body of the API with everything derived from it, built once: its strong entity
  * tag (a hash of the bytes, so every process that builds the same body gives the same tag), its
@@ -33,6 +38,8 @@ export class Representation {
   private readonly encoded = new Map<Coding, Buffer>();
   private readonly encoding = new Map<Coding, Promise<Buffer>>();
   private lastModified: string | null = null;
+  /** lastModified in milliseconds, for If-Modified-Since (set with it). */
+  private lastModifiedMs = 0;
   private readonly remembered: Array<Readonly<Record<string, string>> | undefined> = [];
 
   constructor(
@@ -81,7 +88,13 @@ export class Representation {
     if (this.lastModified !== null) return this.lastModified;
     const changedMs = this.source.changedUs / 1000;
     if (changedMs <= 0 || nowMs < changedMs + LAST_MODIFIED_SETTLE_MS) return null;
-    this.lastModified = httpDate(Math.floor(changedMs / 1000) * 1000);
+    this.lastModifiedMs = Math.floor(changedMs / 1000) * 1000;
+    this.lastModified = httpDate(this.lastModifiedMs);
     return this.lastModified;
+  }
+
+  /** Whether the body is unchanged since an If-Modified-Since date (false while Last-Modified is not sent). */
+  unmodifiedSince(header: string, nowMs: number): boolean {
+    return this.lastModifiedAt(nowMs) !== null && unmodifiedSince(header, this.lastModifiedMs);
   }
 }

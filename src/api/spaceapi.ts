@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
-import { lastChangeOf, sameVersions, versionsOf, type VersionedTable } from '../db/table-versions.js';
+import { sameVersions, type VersionedTable } from '../db/table-versions.js';
 import type { SpaceApiSetup } from '../spaceapi/config-file.js';
 import { readLiveParts, spaceApiDocument } from '../spaceapi/document.js';
 import { methodNotAllowed } from './errors.js';
 import { json } from './json.js';
-import { readAnswerWhenReady, type ReadOptions } from './read-answer.js';
-import { Representation } from './representation.js';
+import { readAnswerWhenReady, sendAnswer, type ReadOptions } from './read-answer.js';
+import { Representation, sourceOf } from './representation.js';
 
 /**
  * `GET /spaceapi.json`: the space's SpaceAPI document (https://spaceapi.io/), for directories,
@@ -47,12 +47,9 @@ export function spaceApiHandler(database: DatabaseHandle, setup: SpaceApiSetup, 
     if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(request.method);
     const snapshot = await database.versions();
     if (cached === undefined || !sameVersions(snapshot, READS, cached.source.versions)) {
-      const versions = versionsOf(snapshot, READS);
-      const body = json(spaceApiDocument(setup, await readLiveParts(database.db, setup)));
-      cached = new Representation(body, { reads: READS, versions, changedUs: lastChangeOf(snapshot, READS), allow: ALLOW });
+      const source = sourceOf(snapshot, READS, ALLOW);
+      cached = new Representation(json(spaceApiDocument(setup, await readLiveParts(database.db, setup))), source);
     }
-    const answer = await readAnswerWhenReady(cached, request.headers, options);
-    reply.code(answer.status).headers(answer.headers);
-    return answer.status === 304 ? reply.send() : reply.send(answer.body);
+    return sendAnswer(reply, await readAnswerWhenReady(cached, request.headers, options));
   };
 }

@@ -19,17 +19,18 @@ export function openSqlite(file: string): DatabaseHandle {
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
   let ownWrites = 0;
-  // Re-read only when a commit happened: a request then costs one local pragma read.
-  let versionsReadAt = '';
+  // Re-read only when a commit happened: data_version counts other connections' commits,
+  // noteWrite() our own. A call then costs one local pragma read.
+  let readAt = { dataVersion: -1, ownWrites: -1 };
   let versions: VersionSnapshot | undefined;
   let readVersions: BetterSqlite3.Statement | undefined;
   const currentVersions = (): VersionSnapshot => {
-    const now = `${dataVersion.get()}.${ownWrites}`;
-    if (versions === undefined || now !== versionsReadAt) {
+    const dataVersionNow = dataVersion.get() as number;
+    if (versions === undefined || dataVersionNow !== readAt.dataVersion || ownWrites !== readAt.ownWrites) {
       // Prepared on first use: a brand-new file has no table_versions until it is migrated.
       readVersions ??= sqlite.prepare('select name, version, changed_us from table_versions');
       versions = snapshotOf(readVersions.all() as Array<{ name: string; version: number; changed_us: number }>);
-      versionsReadAt = now;
+      readAt = { dataVersion: dataVersionNow, ownWrites };
     }
     return versions;
   };
