@@ -24,3 +24,26 @@ stop_pid() {
   for p in "${PIDS[@]}"; do [[ "$p" == "$pid" ]] || kept+=("$p"); done
   PIDS=("${kept[@]}")
 }
+
+# drop_scratch: removes the scratch SQLite files (with their -wal, -shm, -journal) and drops the
+# scratch PostgreSQL databases the script listed in SCRATCH_FILES and SCRATCH_PG; with KEEP_DB=1
+# it names them instead. The script sets BENCH_DIR and WORK (cleanup.log goes there).
+drop_scratch() {
+  local url f kept=()
+  for url in "${SCRATCH_PG[@]}"; do
+    if [[ ${KEEP_DB:-0} -eq 1 ]]; then
+      log "kept the scratch database $(safe_url "$url") (--keep-db)"
+    elif node "$BENCH_DIR/util.js" pg-drop-db "$url" >>"$WORK/cleanup.log" 2>&1; then
+      log "dropped the scratch database $(safe_url "$url")"
+    else
+      log "WARNING: could not drop the scratch database $(safe_url "$url") (see $(rel "$WORK")/cleanup.log)"
+      kept+=("$url")
+    fi
+  done
+  SCRATCH_PG=("${kept[@]}")
+  for f in "${SCRATCH_FILES[@]}"; do
+    if [[ ${KEEP_DB:-0} -eq 1 ]]; then log "kept the scratch database $(rel "$f") (--keep-db)"
+    else rm -f "$f" "$f-wal" "$f-shm" "$f-journal"; fi
+  done
+  SCRATCH_FILES=()
+}

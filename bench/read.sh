@@ -95,7 +95,7 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$BENCH_DIR")
 SCRIPT_NAME=read.sh
 # shellcheck source=bench/lib.sh
-source "$BENCH_DIR/lib.sh"   # log, die, rel, safe_url, stop_pid
+source "$BENCH_DIR/lib.sh"   # log, die, rel, safe_url, stop_pid, drop_scratch
 OUT="$BENCH_DIR/out"
 cd "$ROOT"
 
@@ -196,21 +196,6 @@ REPORT="$OUT/read-$STAMP-$RUN_NAME.md"
 PIDS=()           # the background processes this script started and has not stopped yet
 SCRATCH_FILES=()  # the mixed load's copy of the SQLite file
 SCRATCH_PG=()     # the mixed load's PostgreSQL database
-
-drop_scratch() {
-  local f url kept=()
-  for f in "${SCRATCH_FILES[@]}"; do rm -f "$f" "$f-wal" "$f-shm" "$f-journal"; done
-  SCRATCH_FILES=()
-  for url in "${SCRATCH_PG[@]}"; do
-    if node "$BENCH_DIR/util.js" pg-drop-db "$url" >>"$WORK/cleanup.log" 2>&1; then
-      log "dropped the scratch database $(safe_url "$url")"
-    else
-      log "WARNING: could not drop the scratch database $(safe_url "$url") (see $(rel "$WORK")/cleanup.log)"
-      kept+=("$url")
-    fi
-  done
-  SCRATCH_PG=("${kept[@]}")
-}
 
 cleanup() {
   local rc=$? pid

@@ -11,7 +11,6 @@
 //                                            those with id > min-id
 //   node bench/write-util.js pg-new-db <postgres://…>   creates the URL's database, failing if it
 //                                            exists (connecting to the server's `postgres` database)
-//   node bench/write-util.js pg-drop-db <postgres://…>  drops it (closing any session still on it)
 import fs from 'node:fs';
 import { withMaintenance } from './pg-maintenance.js';
 
@@ -79,8 +78,7 @@ switch (command) {
   case 'stat': await stat(args[0]); break;
   case 'history': await history(args[0], args[1]); break;
   case 'pg-new-db': await withMaintenance(args[0], (client, name) => client.query(`create database ${name}`)); break;
-  case 'pg-drop-db': await withMaintenance(args[0], (client, name) => client.query(`drop database if exists ${name} with (force)`)); break;
   default:
-    process.stderr.write('usage: node bench/write-util.js stat <db> | history <db> [min-id] | pg-new-db <url> | pg-drop-db <url>\n');
+    process.stderr.write('usage: node bench/write-util.js stat <db> | history <db> [min-id] | pg-new-db <url>\n');
     process.exit(2);
 }

@@ -47,7 +47,7 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$BENCH_DIR")
 SCRIPT_NAME=write.sh
 # shellcheck source=bench/lib.sh
-source "$BENCH_DIR/lib.sh"   # log, die, rel, safe_url, stop_pid
+source "$BENCH_DIR/lib.sh"   # log, die, rel, safe_url, stop_pid, drop_scratch
 OUT="$BENCH_DIR/out"
 cd "$ROOT"
 
@@ -114,27 +114,6 @@ READ_CACHE="$OUT/read-u$USERS-o$OPENINGS-p$PROJECTS-e$EVENTS-m$MEETINGS.sqlite"
 PIDS=()           # background processes started here and not stopped yet
 SCRATCH_PG=()     # scratch PostgreSQL databases to drop
 SCRATCH_FILES=()  # scratch SQLite files to remove
-
-
-drop_scratch() {
-  local url f kept=()
-  for url in "${SCRATCH_PG[@]}"; do
-    if [[ $KEEP_DB -eq 1 ]]; then
-      log "kept the scratch database $(safe_url "$url") (--keep-db)"
-    elif node "$BENCH_DIR/write-util.js" pg-drop-db "$url" >>"$WORK/cleanup.log" 2>&1; then
-      log "dropped the scratch database $(safe_url "$url")"
-    else
-      log "WARNING: could not drop the scratch database $(safe_url "$url") (see $(rel "$WORK")/cleanup.log)"
-      kept+=("$url")
-    fi
-  done
-  SCRATCH_PG=("${kept[@]}")
-  for f in "${SCRATCH_FILES[@]}"; do
-    if [[ $KEEP_DB -eq 1 ]]; then log "kept the scratch database $(rel "$f") (--keep-db)"
-    else rm -f "$f" "$f-wal" "$f-shm" "$f-journal"; fi
-  done
-  SCRATCH_FILES=()
-}
 
 cleanup() {
   local rc=$? pid
