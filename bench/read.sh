@@ -2,7 +2,7 @@
 # Read benchmark of the HTTP API on a large demo dataset.
 #
 #   bash bench/read.sh [--db sqlite|postgres] [--workers N] [--keep-db | --rebuild] [--duration S]
-#                      [--walk-limit S] [--mixed-seconds S] [--skip-uncached] [--cpu-prof]
+#                      [--walk-limit S] [--mixed-seconds S] [--skip-uncached] [--cpu-prof] [--no-pin]
 #
 # 1. builds (or reuses) a database with the `demo` command: 2,000 users, 1,000,000 openings,
 #    200 projects, 500 events, 300 meetings — a SQLite file in bench/out/ (the default), or with
@@ -10,7 +10,7 @@
 # 2. starts `hackerspace-api serve` and times the first answered request (3 starts, median);
 # then, with wrk, each measurement next to its ceiling — a bare node:http server
 # (bench/ceiling.js) answering precomputed bytes: the same status, headers and body as the API's
-# answer, measured the same way in the same run, in turn with the API's URL (3 rounds each, so
+# answer, measured the same way in the same run, in turn with the API's URL (6 rounds each, so
 # that a drift of the machine's speed shifts both alike; the ceiling for Node on this machine;
 # ratio = the API's req/s ÷ the ceiling's):
 # A. on a server started afresh (default configuration), the first page of every collection
@@ -66,11 +66,15 @@
 #                  workers compete with it (and with PostgreSQL) for the CPU.
 #   --keep-db      use the cached database as it is, without checking its sizes (never build)
 #   --rebuild      build the database again even if the cached one has the right sizes
-#   --duration S   seconds of measurement per URL (default 5; each URL also gets 1 s of warm-up)
+#   --duration S   seconds of measurement per URL (default 5; each URL also gets 1 s of warm-up). A
+#                  and B split it into 6 rounds of whole seconds (so 6 s by default)
 #   --walk-limit S longest the C1 walk over all pages may take (default 240 s; a walk stopped by
 #                  it is reported with the pages it reached, and misses its target)
 #   --mixed-seconds S  length of the mixed load (default 10)
 #   --skip-uncached  skip the cache-off rows of A (C2 still runs)
+#   --no-pin       let the scheduler place every process (by default, on a machine with 2 or more
+#                  CPUs and without --workers, wrk and the other load clients run on the first CPU
+#                  this script may use and every server on the others: see "CPU placement" below)
 #   --cpu-prof     run the benchmarked servers of A, B, C1 and C2 under `node --cpu-prof` and print
 #                  where their CPU time went (the profiler slows the servers: numbers from such a
 #                  run are not comparable to others)
@@ -110,6 +114,7 @@ WALK_LIMIT=240
 MIXED_SECONDS=10
 CPU_PROF=0
 UNCACHED=1
+PIN=1
 
 usage() { sed -n '2,/^set -/{/^set -/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; }
 need_value() { [[ $1 -ge 2 ]] || { echo "read.sh: $2 needs a value" >&2; exit 2; }; }
@@ -130,6 +135,7 @@ while [[ $# -gt 0 ]]; do
     --mixed-seconds=*) MIXED_SECONDS=${1#*=} ;;
     --cpu-prof) CPU_PROF=1 ;;
     --skip-uncached) UNCACHED=0 ;;
+    --no-pin) PIN=0 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "read.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -449,6 +455,37 @@ if [[ -n "$WORKERS" ]]; then
   SERVE_ARGS+=(--workers "$WORKERS")
 fi
 log "the service runs as: hackerspace-api ${SERVE_ARGS[*]} on $(safe_url "$(rel "$DB_URL")")"
+
+# ---------------------------------------------------------------------------------------------
+# CPU placement. A server and its load generator talk over loopback at tens of thousands of
+# round trips a second; left to the scheduler, they sometimes share one core for seconds at a
+# time (measured on a 2-core machine: one server process answering the same 304 to wrk, 2 s at a
+# time over a few minutes, went from 24,917 to 51,831 req/s unpinned, and from 44,397 to 51,785
+# pinned). So wrk and the other load clients get the first CPU this script may use, and every
+# server (the service and the ceiling alike) the others. With --workers, several workers would share those CPUs where the
+# scheduler could spread them: nothing is pinned then.
+PIN_LOAD=()      # prefix for load clients: taskset -c <cpu>, or nothing
+PIN_SERVER=()    # prefix for servers
+allowed_cpus() {   # the CPUs this process may run on, one per line
+  local part
+  for part in $(awk '/^Cpus_allowed_list:/ { gsub(",", " ", $2); print $2 }' /proc/self/status 2>/dev/null); do
+    if [[ $part == *-* ]]; then seq "${part%-*}" "${part#*-}"; else echo "$part"; fi
+  done
+}
+mapfile -t CPU_LIST < <(allowed_cpus)
+if [[ $PIN == 0 ]]; then
+  PLACEMENT="not pinned (--no-pin): the scheduler placed wrk and the servers"
+elif [[ -n "$WORKERS" ]]; then
+  PLACEMENT="not pinned (--workers: the workers and wrk share the machine's cores as the scheduler places them)"
+elif (( ${#CPU_LIST[@]} < 2 )) || ! command -v taskset >/dev/null 2>&1; then
+  PLACEMENT="not pinned (pinning needs taskset and 2 CPUs; this script may use ${#CPU_LIST[@]})"
+else
+  SERVER_CPUS=$(IFS=,; echo "${CPU_LIST[*]:1}")
+  PIN_LOAD=(taskset -c "${CPU_LIST[0]}")
+  PIN_SERVER=(taskset -c "$SERVER_CPUS")
+  PLACEMENT="wrk and the other load clients on CPU ${CPU_LIST[0]}, every server on CPU $SERVER_CPUS (taskset)"
+fi
+log "CPU placement: $PLACEMENT"
 check_idle "before the first server starts"
 
 # ---------------------------------------------------------------------------------------------
@@ -517,7 +554,7 @@ start_server() {
   t0=$(now_ms)
   # shellcheck disable=SC2086 # extra_env is empty or NAME=value words
   env "${SERVER_ENV_UNSET[@]}" $extra_env DATABASE_URL="$db_url" HOST=127.0.0.1 PORT="${SRV_PORT[$name]}" LOG_LEVEL=warn \
-    node "$@" "$CLI" "${SERVE_ARGS[@]}" >"${SRV_LOG[$name]}" 2>&1 &
+    "${PIN_SERVER[@]}" node "$@" "$CLI" "${SERVE_ARGS[@]}" >"${SRV_LOG[$name]}" 2>&1 &
   SRV_PID[$name]=$!; PIDS+=("${SRV_PID[$name]}")
   SERVERS+=("$name")
   wait_for_200 "http://127.0.0.1:${SRV_PORT[$name]}/api/" "${SRV_PID[$name]}" "${SRV_LOG[$name]}" 30
@@ -613,7 +650,7 @@ declare -A RPS P50 P99 ERRORS STATUSES REQUESTS
 UNDER_TEST=()   # the processes that must stay alive while a URL is measured
 
 # bench_url KEY URL EXPECT-BYTES WANT-STATUS [-H HEADER]...: wrk with bench/report.lua, 1 s of
-# warm-up then --duration seconds. EXPECT-BYTES (or empty): the size of one whole answer; the
+# warm-up (unless WARMUP=0) then --duration seconds. EXPECT-BYTES (or empty): the size of one whole answer; the
 # bytes wrk read must fit it (every answer the same: a 304, an error or an uncompressed body
 # where a compressed one was expected would not). WANT-STATUS (or empty): every answer must
 # have that status (counted by report.lua). Answers >= 400, or a process under test that died,
@@ -623,17 +660,21 @@ bench_url() {
   local envs=(WRK_STATUSES=0)
   [[ -z "$want" ]] || envs=(WRK_STATUSES=1)
   file="$WORK/wrk-$(slug "$key").txt"
-  env "${envs[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d1s --timeout 10s -s "$BENCH_DIR/report.lua" "$@" "$url" >"$file.warmup" 2>&1 \
-    || { cat "$file.warmup" >&2; die "wrk (warm-up) failed on $url"; }
-  # The server still works through the requests wrk abandoned at the end of the warm-up; one
+  local outputs=("$file")
+  if [[ ${WARMUP:-1} == 1 ]]; then
+    outputs=("$file.warmup" "$file")
+    env "${envs[@]}" "${PIN_LOAD[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d1s --timeout 10s -s "$BENCH_DIR/report.lua" "$@" "$url" >"$file.warmup" 2>&1 \
+      || { cat "$file.warmup" >&2; die "wrk (warm-up) failed on $url"; }
+    alive "${UNDER_TEST[@]}" || die "a process under test died during the warm-up on $key: $(dead_report)"
+  fi
+  # The server still works through the requests a previous wrk abandoned when it stopped; one
   # request of our own queues behind them, so the measurement starts with an idle server.
-  alive "${UNDER_TEST[@]}" || die "a process under test died during the warm-up on $key: $(dead_report)"
   code=$(http_code "$url" /dev/null /dev/null "$@")
-  [[ "$code" == "${want:-200}" ]] || die "$key: $url answered $code after the warm-up (expected ${want:-200})"
-  env "${envs[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s -s "$BENCH_DIR/report.lua" "$@" "$url" >"$file" 2>&1 \
+  [[ "$code" == "${want:-200}" ]] || die "$key: $url answered $code before the measurement (expected ${want:-200})"
+  env "${envs[@]}" "${PIN_LOAD[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s -s "$BENCH_DIR/report.lua" "$@" "$url" >"$file" 2>&1 \
     || { cat "$file" >&2; die "wrk failed on $url"; }
   alive "${UNDER_TEST[@]}" || die "a process under test died during the run on $key: $(dead_report)"
-  for f in "$file.warmup" "$file"; do
+  for f in "${outputs[@]}"; do
     line=$(grep -E '^RESULT ' "$f" | tail -n 1) || true
     [[ -n "$line" ]] || { cat "$f" >&2; die "wrk printed no RESULT line for $key ($(rel "$f"))"; }
     n=$(field "$line" status_errors)
@@ -671,7 +712,7 @@ run_walk() {
   file="$WORK/walk-$(slug "$key").txt"; done_file="$file.done"
   rm -f "$done_file"
   env "$@" WALK_THREADS="$conns" WALK_SEED="$SEED" WALK_DONE_FILE="$done_file" \
-    wrk -t"$conns" -c"$conns" -d"${limit}s" --timeout 30s -s "$BENCH_DIR/walk.lua" "$url" >"$file" 2>&1 &
+    "${PIN_LOAD[@]}" wrk -t"$conns" -c"$conns" -d"${limit}s" --timeout 30s -s "$BENCH_DIR/walk.lua" "$url" >"$file" 2>&1 &
   pid=$!; PIDS+=("$pid")
   t0=$(now_ms)
   while kill -0 "$pid" 2>/dev/null; do
@@ -783,7 +824,7 @@ for route in "${ROUTES[@]}"; do
   [[ "${B_STATE[$route]}" != ok ]] || add_ceiling "B|$route" "$(body_file not-modified "$route")"
 done
 port=$(free_port)
-node "$BENCH_DIR/ceiling.js" ${WORKERS:+--workers "$WORKERS"} "$port" "${CEILING_FILES[@]}" >"$WORK/ceiling.log" 2>&1 &
+"${PIN_SERVER[@]}" node "$BENCH_DIR/ceiling.js" ${WORKERS:+--workers "$WORKERS"} "$port" "${CEILING_FILES[@]}" >"$WORK/ceiling.log" 2>&1 &
 CEILING_PID=$!; PIDS+=("$CEILING_PID")
 wait_for_200 "http://127.0.0.1:$port/r/0" "$CEILING_PID" "$WORK/ceiling.log" 10
 KIDS=()
@@ -802,14 +843,18 @@ for route in "${COLLECTIONS[@]}"; do
 done
 API_PROCS=("${UNDER_TEST[@]}")
 # measure_pair KEY ROUTE URL BYTES STATUS [wrk args]: the API's URL and the ceiling's answer in
-# turn, PAIR_ROUNDS times, each for DURATION / PAIR_ROUNDS s (rounded up) after its own 1 s warm-up,
-# so that a machine whose speed drifts during the run (shared cores) shifts both figures of a
-# ratio alike; req/s are over all rounds, p99 is the worst round's.
-PAIR_ROUNDS=3
+# turn, PAIR_ROUNDS times, each for DURATION / PAIR_ROUNDS s (rounded up; 1 s by default), after
+# 1 s of warm-up before the first round of each: on a shared 2-core machine a figure moves by up
+# to a fifth between 2 s measurements a few seconds apart, even pinned, so many short turns, which
+# shift both figures of a ratio alike, make a steadier ratio than a few long ones (req/s are over all
+# rounds, p99 is the worst round's).
+PAIR_ROUNDS=6
+ROUND_S=$(( (DURATION + PAIR_ROUNDS - 1) / PAIR_ROUNDS ))
 measure_pair() {
-  local key=$1 route=$2 url=$3 bytes=$4 want=$5 r; shift 5
-  local DURATION=$(( (DURATION + PAIR_ROUNDS - 1) / PAIR_ROUNDS ))
+  local key=$1 route=$2 url=$3 bytes=$4 want=$5 r WARMUP; shift 5
+  local DURATION=$ROUND_S
   for ((r = 1; r <= PAIR_ROUNDS; r++)); do
+    WARMUP=$(( r == 1 ))
     UNDER_TEST=("${API_PROCS[@]}")
     bench_url "$key|$route #$r" "$url" "$bytes" "$want" "$@"
     UNDER_TEST=("${CEILING_PROCS[@]}")
@@ -837,7 +882,7 @@ combine_rounds() {
   log "$(printf '%-58s %8s req/s   p99 %8s ms (%s rounds)' "$key" "${RPS[$key]}" "${P99[$key]}" "$PAIR_ROUNDS")"
 }
 
-log "A: wrk -t$THREADS -c$CONNECTIONS: the API's URL and its ceiling in turn, $PAIR_ROUNDS rounds of 1 s warm-up + $(( (DURATION + PAIR_ROUNDS - 1) / PAIR_ROUNDS )) s each"
+log "A: wrk -t$THREADS -c$CONNECTIONS: the API's URL and its ceiling in turn, $PAIR_ROUNDS rounds of $ROUND_S s each, after 1 s of warm-up before the first"
 for route in "${ROUTES[@]}"; do
   measure_pair A "$route" "$BASE$route" "$(answer_bytes "$(body_file default "$route")")" ""
 done
@@ -959,10 +1004,10 @@ OBASE=$(base_of mixed-other)
 read -ra UNDER_TEST <<<"$(procs_of mixed-writer) $(procs_of mixed-other)"
 log "D: wrk -t$THREADS -c$CONNECTIONS readers on $OPENINGS_ROUTE of the first process for $MIXED_SECONDS s; a door post every $MIXED_INTERVAL_MS ms, each read back at once from both processes"
 rfile="$WORK/wrk-mixed-readers.txt"
-WRK_STATUSES=1 wrk -t"$THREADS" -c"$CONNECTIONS" -d"${MIXED_SECONDS}s" --timeout 10s -s "$BENCH_DIR/report.lua" "$MBASE$OPENINGS_ROUTE" >"$rfile" 2>&1 &
+WRK_STATUSES=1 "${PIN_LOAD[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${MIXED_SECONDS}s" --timeout 10s -s "$BENCH_DIR/report.lua" "$MBASE$OPENINGS_ROUTE" >"$rfile" 2>&1 &
 RPID=$!; PIDS+=("$RPID")
 MIXED_RC=0
-MIXED_TOKEN="$SECRET" node "$BENCH_DIR/mixed.js" --seconds "$MIXED_SECONDS" --interval-ms "$MIXED_INTERVAL_MS" "$MBASE" "$OBASE" \
+MIXED_TOKEN="$SECRET" "${PIN_LOAD[@]}" node "$BENCH_DIR/mixed.js" --seconds "$MIXED_SECONDS" --interval-ms "$MIXED_INTERVAL_MS" "$MBASE" "$OBASE" \
   >"$WORK/mixed.json" 2>"$WORK/mixed.log" || MIXED_RC=$?
 SECRET=""
 wait "$RPID" || { cat "$rfile" >&2; die "wrk (mixed readers) failed"; }
@@ -1045,7 +1090,7 @@ or_dash() { [[ -n "$1" ]] && echo "$1" || echo "—"; }
   else
     echo "Service: \`hackerspace-api serve\` (one process)."
   fi
-  echo "Load: \`wrk -t$THREADS -c$CONNECTIONS\`, the API's URL and its ceiling in turn, $PAIR_ROUNDS rounds of 1 s warm-up + $(( (DURATION + PAIR_ROUNDS - 1) / PAIR_ROUNDS )) s each (req/s over all rounds, p99 the worst round's); the cache-off rows \`-d${DURATION}s\` after 1 s of warm-up (bench/report.lua: latencies from wrk's histogram; the bytes read are checked against the expected answer's size)."
+  echo "Load: \`wrk -t$THREADS -c$CONNECTIONS\`, the API's URL and its ceiling in turn, $PAIR_ROUNDS rounds of $ROUND_S s each after 1 s of warm-up before the first (req/s over all rounds, p99 the worst round's); the cache-off rows \`-d${DURATION}s\` after 1 s of warm-up (bench/report.lua: latencies from wrk's histogram; the bytes read are checked against the expected answer's size)."
   echo "Ceiling: a bare \`node:http\` server (bench/ceiling.js$([[ -z "$WORKERS" ]] || echo ", as $WORKERS node:cluster workers like the service")) answering precomputed bytes — the API's own status, headers and body for that request — measured with the same load in this run: the ceiling for Node on this machine; ratio = req/s ÷ that ceiling."
   [[ $CPU_PROF -eq 0 ]] || echo "**The servers of A, B, C1 and C2 ran under \`--cpu-prof\`: their numbers are slower than normal.**"
   echo
@@ -1160,6 +1205,7 @@ or_dash() { [[ -n "$1" ]] && echo "$1" || echo "—"; }
   echo "- Run time of this script: $RUNTIME_S s"
   echo "- CPU busy with other processes (1 s samples, all cores): $(IFS=';'; echo "${IDLE_CHECKS[*]}" | sed 's/;/, /g')$([[ $NOISY -eq 0 ]] || echo ' — **the machine was not idle: noisy results**')"
   echo "- Machine: $(nproc) cores${CPU_MODEL:+ ($CPU_MODEL)}, node $(node --version), $({ wrk --version 2>&1 || true; } | awk 'NR == 1 { print $1, $2 }'), commit $GIT_REV (when the run started)"
+  echo "- CPU placement: $PLACEMENT"
   if [[ ${#FAILURES[@]} -gt 0 ]]; then
     echo
     echo "**Checks failed:**"
