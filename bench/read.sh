@@ -10,7 +10,7 @@
 # 2. starts `hackerspace-api serve` and times the first answered request (3 starts, median);
 # then, with wrk, each measurement next to its ceiling — a bare node:http server
 # (bench/ceiling.js) answering precomputed bytes: the same status, headers and body as the API's
-# answer, measured the same way in the same run, in turn with the API's URL (6 rounds each, so
+# answer, measured the same way in the same run, in turn with the API's URL (3 rounds each, so
 # that a drift of the machine's speed shifts both alike; the ceiling for Node on this machine;
 # ratio = the API's req/s ÷ the ceiling's):
 # A. on a server started afresh (default configuration), the first page of every collection
@@ -66,8 +66,7 @@
 #                  workers compete with it (and with PostgreSQL) for the CPU.
 #   --keep-db      use the cached database as it is, without checking its sizes (never build)
 #   --rebuild      build the database again even if the cached one has the right sizes
-#   --duration S   seconds of measurement per URL (default 5; each URL also gets 1 s of warm-up). A
-#                  and B split it into 6 rounds of whole seconds (so 6 s by default)
+#   --duration S   seconds of measurement per URL (default 5; each URL also gets 1 s of warm-up)
 #   --walk-limit S longest the C1 walk over all pages may take (default 240 s; a walk stopped by
 #                  it is reported with the pages it reached, and misses its target)
 #   --mixed-seconds S  length of the mixed load (default 10)
@@ -459,11 +458,11 @@ log "the service runs as: hackerspace-api ${SERVE_ARGS[*]} on $(safe_url "$(rel 
 # ---------------------------------------------------------------------------------------------
 # CPU placement. A server and its load generator talk over loopback at tens of thousands of
 # round trips a second; left to the scheduler, they sometimes share one core for seconds at a
-# time (measured on a 2-core machine: one server process answering the same 304 to wrk, 2 s at a
-# time over a few minutes, went from 24,917 to 51,831 req/s unpinned, and from 44,397 to 51,785
-# pinned). So wrk and the other load clients get the first CPU this script may use, and every
-# server (the service and the ceiling alike) the others. With --workers, several workers would share those CPUs where the
-# scheduler could spread them: nothing is pinned then.
+# time (measured on a 2-core machine: one service process answering the same 304 to wrk, 2 s at
+# a time over a few minutes, went from 24,917 to 51,641 req/s unpinned, and from 44,397 to
+# 51,785 pinned). So wrk and the other load clients get the first CPU this script may use, and
+# every server (the service and the ceiling alike) the others. With --workers, the workers would
+# share those CPUs where the scheduler could spread them: nothing is pinned then.
 PIN_LOAD=()      # prefix for load clients: taskset -c <cpu>, or nothing
 PIN_SERVER=()    # prefix for servers
 allowed_cpus() {   # the CPUs this process may run on, one per line
@@ -650,7 +649,7 @@ declare -A RPS P50 P99 ERRORS STATUSES REQUESTS
 UNDER_TEST=()   # the processes that must stay alive while a URL is measured
 
 # bench_url KEY URL EXPECT-BYTES WANT-STATUS [-H HEADER]...: wrk with bench/report.lua, 1 s of
-# warm-up (unless WARMUP=0) then --duration seconds. EXPECT-BYTES (or empty): the size of one whole answer; the
+# warm-up then --duration seconds. EXPECT-BYTES (or empty): the size of one whole answer; the
 # bytes wrk read must fit it (every answer the same: a 304, an error or an uncompressed body
 # where a compressed one was expected would not). WANT-STATUS (or empty): every answer must
 # have that status (counted by report.lua). Answers >= 400, or a process under test that died,
@@ -660,21 +659,17 @@ bench_url() {
   local envs=(WRK_STATUSES=0)
   [[ -z "$want" ]] || envs=(WRK_STATUSES=1)
   file="$WORK/wrk-$(slug "$key").txt"
-  local outputs=("$file")
-  if [[ ${WARMUP:-1} == 1 ]]; then
-    outputs=("$file.warmup" "$file")
-    env "${envs[@]}" "${PIN_LOAD[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d1s --timeout 10s -s "$BENCH_DIR/report.lua" "$@" "$url" >"$file.warmup" 2>&1 \
-      || { cat "$file.warmup" >&2; die "wrk (warm-up) failed on $url"; }
-    alive "${UNDER_TEST[@]}" || die "a process under test died during the warm-up on $key: $(dead_report)"
-  fi
-  # The server still works through the requests a previous wrk abandoned when it stopped; one
+  env "${envs[@]}" "${PIN_LOAD[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d1s --timeout 10s -s "$BENCH_DIR/report.lua" "$@" "$url" >"$file.warmup" 2>&1 \
+    || { cat "$file.warmup" >&2; die "wrk (warm-up) failed on $url"; }
+  # The server still works through the requests wrk abandoned at the end of the warm-up; one
   # request of our own queues behind them, so the measurement starts with an idle server.
+  alive "${UNDER_TEST[@]}" || die "a process under test died during the warm-up on $key: $(dead_report)"
   code=$(http_code "$url" /dev/null /dev/null "$@")
-  [[ "$code" == "${want:-200}" ]] || die "$key: $url answered $code before the measurement (expected ${want:-200})"
+  [[ "$code" == "${want:-200}" ]] || die "$key: $url answered $code after the warm-up (expected ${want:-200})"
   env "${envs[@]}" "${PIN_LOAD[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --timeout 10s -s "$BENCH_DIR/report.lua" "$@" "$url" >"$file" 2>&1 \
     || { cat "$file" >&2; die "wrk failed on $url"; }
   alive "${UNDER_TEST[@]}" || die "a process under test died during the run on $key: $(dead_report)"
-  for f in "${outputs[@]}"; do
+  for f in "$file.warmup" "$file"; do
     line=$(grep -E '^RESULT ' "$f" | tail -n 1) || true
     [[ -n "$line" ]] || { cat "$f" >&2; die "wrk printed no RESULT line for $key ($(rel "$f"))"; }
     n=$(field "$line" status_errors)
@@ -843,18 +838,17 @@ for route in "${COLLECTIONS[@]}"; do
 done
 API_PROCS=("${UNDER_TEST[@]}")
 # measure_pair KEY ROUTE URL BYTES STATUS [wrk args]: the API's URL and the ceiling's answer in
-# turn, PAIR_ROUNDS times, each for DURATION / PAIR_ROUNDS s (rounded up; 1 s by default), after
-# 1 s of warm-up before the first round of each: on a shared 2-core machine a figure moves by up
-# to a fifth between 2 s measurements a few seconds apart, even pinned, so many short turns, which
-# shift both figures of a ratio alike, make a steadier ratio than a few long ones (req/s are over all
-# rounds, p99 is the worst round's).
-PAIR_ROUNDS=6
+# turn, PAIR_ROUNDS times, each for DURATION / PAIR_ROUNDS s (rounded up: 2 s by default) after
+# its own 1 s of warm-up, so that a machine whose speed drifts during the run (shared cores)
+# shifts both figures of a ratio alike; req/s are over all rounds, p99 is the worst round's.
+# (Six rounds of 1 s with one warm-up before the first were tried: on this 2-core machine their
+# ratios were no steadier.)
+PAIR_ROUNDS=3
 ROUND_S=$(( (DURATION + PAIR_ROUNDS - 1) / PAIR_ROUNDS ))
 measure_pair() {
-  local key=$1 route=$2 url=$3 bytes=$4 want=$5 r WARMUP; shift 5
+  local key=$1 route=$2 url=$3 bytes=$4 want=$5 r; shift 5
   local DURATION=$ROUND_S
   for ((r = 1; r <= PAIR_ROUNDS; r++)); do
-    WARMUP=$(( r == 1 ))
     UNDER_TEST=("${API_PROCS[@]}")
     bench_url "$key|$route #$r" "$url" "$bytes" "$want" "$@"
     UNDER_TEST=("${CEILING_PROCS[@]}")
@@ -882,7 +876,7 @@ combine_rounds() {
   log "$(printf '%-58s %8s req/s   p99 %8s ms (%s rounds)' "$key" "${RPS[$key]}" "${P99[$key]}" "$PAIR_ROUNDS")"
 }
 
-log "A: wrk -t$THREADS -c$CONNECTIONS: the API's URL and its ceiling in turn, $PAIR_ROUNDS rounds of $ROUND_S s each, after 1 s of warm-up before the first"
+log "A: wrk -t$THREADS -c$CONNECTIONS: the API's URL and its ceiling in turn, $PAIR_ROUNDS rounds of 1 s warm-up + $ROUND_S s each"
 for route in "${ROUTES[@]}"; do
   measure_pair A "$route" "$BASE$route" "$(answer_bytes "$(body_file default "$route")")" ""
 done
@@ -1090,7 +1084,7 @@ or_dash() { [[ -n "$1" ]] && echo "$1" || echo "—"; }
   else
     echo "Service: \`hackerspace-api serve\` (one process)."
   fi
-  echo "Load: \`wrk -t$THREADS -c$CONNECTIONS\`, the API's URL and its ceiling in turn, $PAIR_ROUNDS rounds of $ROUND_S s each after 1 s of warm-up before the first (req/s over all rounds, p99 the worst round's); the cache-off rows \`-d${DURATION}s\` after 1 s of warm-up (bench/report.lua: latencies from wrk's histogram; the bytes read are checked against the expected answer's size)."
+  echo "Load: \`wrk -t$THREADS -c$CONNECTIONS\`, the API's URL and its ceiling in turn, $PAIR_ROUNDS rounds of 1 s warm-up + $ROUND_S s each (req/s over all rounds, p99 the worst round's); the cache-off rows \`-d${DURATION}s\` after 1 s of warm-up (bench/report.lua: latencies from wrk's histogram; the bytes read are checked against the expected answer's size)."
   echo "Ceiling: a bare \`node:http\` server (bench/ceiling.js$([[ -z "$WORKERS" ]] || echo ", as $WORKERS node:cluster workers like the service")) answering precomputed bytes — the API's own status, headers and body for that request — measured with the same load in this run: the ceiling for Node on this machine; ratio = req/s ÷ that ceiling."
   [[ $CPU_PROF -eq 0 ]] || echo "**The servers of A, B, C1 and C2 ran under \`--cpu-prof\`: their numbers are slower than normal.**"
   echo
