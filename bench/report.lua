@@ -1,4 +1,4 @@
--- wrk script for bench/read.sh: one result line that the script parses, and optionally every
+-- wrk script for bench/read.js: one result line that bench/lib/wrk.js parses, and optionally every
 -- answer's status counted.
 --
 --   [WRK_STATUSES=1] wrk -t1 -c32 -d5s [-H 'If-None-Match: "…"'] -s bench/report.lua URL
@@ -7,10 +7,10 @@
 -- --latency table shows):
 --   RESULT requests=N bytes=N duration_us=N mean_us=N p50_us=N p90_us=N p99_us=N max_us=N
 --          statuses=304:N,200:N|unknown connect=N read=N write=N timeout=N status_errors=N
--- bytes counts every byte read (status lines and headers included), which lets read.sh check
+-- bytes counts every byte read (status lines and headers included), which lets read.js check
 -- that the answers had the expected size. status_errors is wrk's own count of answers >= 400.
 --
--- With WRK_STATUSES=1, a response() function counts the answers by status (read.sh uses it
+-- With WRK_STATUSES=1, a response() function counts the answers by status (read.js uses it
 -- where a 304 must be told from a 200: wrk counts neither as an error). Without it, no
 -- response() is defined and wrk does not hand each answer's headers and body to Lua: the
 -- load generator's cost per request stays the one of plain wrk (statuses=unknown).

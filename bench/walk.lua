@@ -1,27 +1,27 @@
--- wrk script for bench/read.sh: every page of a collection once, in a random order.
+-- wrk script for the read benchmark (bench/read.js): a list of pages of a collection, each once.
 --
---   WALK_PAGES=10000 WALK_THREADS=1 WALK_SEED=1 WALK_DONE_FILE=/tmp/x \
+--   WALK_LIST_FILE=pages.txt WALK_THREADS=1 WALK_DONE_FILE=/tmp/x \
 --     wrk -t1 -c1 -d300s -s bench/walk.lua 'http://127.0.0.1:PORT/api/space/openings/?page='
 --
--- The pages 1..WALK_PAGES are shuffled (Fisher-Yates with math.random seeded by WALK_SEED: the
--- same order in every thread and every run with that seed). With -tK -cK (one connection per
--- thread: WALK_THREADS must be K), thread k asks for positions k, k+K, k+2K… of that order, so
+-- WALK_LIST_FILE holds the page numbers in the order to ask them, one per line (read.js writes
+-- a shuffled list: every page, or distinct random deep pages). With -tK -cK (one connection per
+-- thread: WALK_THREADS must be K), thread k asks for positions k, k+K, k+2K… of that list, so
 -- that every page is asked for exactly once. The page number is appended to the URL's path.
 --
 -- Latency is timed here (CLOCK_MONOTONIC through LuaJIT's ffi), from the moment wrk asks for the
 -- request to the moment the answer is complete: with one connection per thread, request() and
 -- response() alternate, so each answer is the one of the last request. These are plain service
 -- times, without wrk's correction for coordinated omission (which would add made-up samples).
--- After its last page a thread stops itself and appends a line to WALK_DONE_FILE; read.sh then
+-- After its last page a thread stops itself and appends a line to WALK_DONE_FILE; read.js then
 -- interrupts wrk (SIGINT), which otherwise waits for -d to pass.
 --
--- With WALK_PAGE=N instead of WALK_PAGES, every request asks for page N, until wrk's -d is up
--- (timed the same way: the single-page runs of read.sh's step C).
+-- With WALK_PAGE=N instead of WALK_LIST_FILE, every request asks for page N, until wrk's -d is up
+-- (timed the same way: the single-page runs of the read benchmark's step C2).
 --
 -- At the end it prints:
 --   WALK pages=N planned=N elapsed_us=N mean_us=N p50_us=N p90_us=N p99_us=N max_us=N
 --        statuses=200:N,... connect=N read=N write=N timeout=N
--- pages counts the answers received; planned is WALK_PAGES (0 with WALK_PAGE). elapsed_us runs from the first
+-- pages counts the answers received; planned is the length of the list (0 with WALK_PAGE). elapsed_us runs from the first
 -- request of any thread to the last answer of any thread.
 
 local ffi = require("ffi")
@@ -37,11 +37,19 @@ local function now_us()
 end
 
 local fixed = tonumber(os.getenv("WALK_PAGE") or "")
-local pages = fixed and 1 or tonumber(os.getenv("WALK_PAGES") or "")
+local list_file = os.getenv("WALK_LIST_FILE")
 local nthreads = tonumber(os.getenv("WALK_THREADS") or "1")
-local seed = tonumber(os.getenv("WALK_SEED") or "1")
 local done_file = os.getenv("WALK_DONE_FILE")
-if pages == nil or pages < 1 then error("walk.lua: WALK_PAGES (or WALK_PAGE) must be a whole number >= 1") end
+local list = {}
+if not fixed then
+  if list_file == nil then error("walk.lua: set WALK_LIST_FILE (or WALK_PAGE)") end
+  for line in io.lines(list_file) do
+    local page = tonumber(line)
+    if page then list[#list + 1] = page end
+  end
+end
+local pages = fixed and 1 or #list
+if pages < 1 then error("walk.lua: WALK_LIST_FILE lists no page") end
 if nthreads == nil or nthreads < 1 then error("walk.lua: WALK_THREADS must be a whole number >= 1") end
 
 local threads = {}
@@ -67,13 +75,7 @@ function init(args)
     position = thread_index
     return
   end
-  math.randomseed(seed)
-  order = {}
-  for i = 1, pages do order[i] = i end
-  for i = pages, 2, -1 do
-    local j = math.random(i)
-    order[i], order[j] = order[j], order[i]
-  end
+  order = list
   position = thread_index  -- the next position of `order` this thread asks for
 end
 
