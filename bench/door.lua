@@ -1,4 +1,4 @@
--- wrk script for bench/write.sh: the door sensor's POST /api/space/openings/.
+-- wrk script for bench/write.js: the door sensor's POST /api/space/openings/.
 --
 --   DOOR_TOKEN=<secret> DOOR_MODE=alternate|same DOOR_FIRST=true|false \
 --     wrk -t1 -c8 -d5s -s bench/door.lua http://127.0.0.1:PORT/api/space/openings/
@@ -8,7 +8,7 @@
 -- then flips it on every request (a counter per wrk thread: with one thread and one connection
 -- every post records a change, 201), DOOR_MODE=same repeats it (no change: 200).
 --
--- At the end it prints one line that bench/write.sh parses (latencies in microseconds):
+-- At the end it prints one line that bench/write.js parses (latencies in microseconds):
 --   DOOR requests=N duration_us=N p50_us=N p99_us=N non2xx=N statuses=201:N,200:N
 --        connect=N read=N write=N timeout=N
 
@@ -23,7 +23,7 @@ local threads = {}
 
 -- wrk calls request() once on the first thread before the run, to check the request
 -- (script_verify_request in wrk 4): that call must not count, or the first post would repeat the
--- latest state. write.sh's single-client run (every answer must be 201) catches any other wrk.
+-- latest state. write.js's single-client run (every answer must be 201) catches any other wrk.
 function setup(thread)
   thread:set("verify_calls", #threads == 0 and 1 or 0)
   table.insert(threads, thread)

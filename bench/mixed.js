@@ -1,4 +1,4 @@
-// The writer of bench/read.sh's mixed load: door reports at a steady pace, each followed at once
+// The writer of bench/read.js's mixed load: door reports at a steady pace, each followed at once
 // by reads that must already show it.
 //
 //   MIXED_TOKEN=<door token secret> node bench/mixed.js [--seconds 10] [--interval-ms 100] \

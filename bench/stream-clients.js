@@ -1,4 +1,4 @@
-// The measuring side of bench/stream.sh: many Server-Sent Events clients on raw TCP sockets, then
+// The measuring side of bench/stream.js: many Server-Sent Events clients on raw TCP sockets, then
 // door posts, timing each change from the post to the moment the LAST client has its event.
 //
 //   DOOR_TOKEN=<secret> node bench/stream-clients.js --stream http://127.0.0.1:PORT \

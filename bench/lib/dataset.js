@@ -120,7 +120,17 @@ export const pgState = (url) =>
 
 /** Runs read-only statements (no parameters) and returns their rows; null when the database does not exist. */
 export async function query(db, statements) {
-  if (isPg(db)) return withPg(db, async (client) => Promise.all(statements.map(async (s) => (await client.query(s)).rows)), true);
+  if (isPg(db)) {
+    return withPg(
+      db,
+      async (client) => {
+        const results = [];
+        for (const statement of statements) results.push((await client.query(statement)).rows);
+        return results;
+      },
+      true,
+    );
+  }
   if (!fs.existsSync(db)) return null;
   const { default: Database } = await import('better-sqlite3');
   const sqlite = new Database(db, { readonly: true, fileMustExist: true });
