@@ -5,20 +5,76 @@
 //
 // PostgreSQL is reached through TEST_POSTGRES_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres),
 // a role allowed to create databases.
+//
+// Each run also fails when it executes no test at all, and a run of both engines fails when they
+// do not declare the same number of tests: a test that only applies to one engine must show as
+// skipped, with its reason, on the other, never disappear. The counts come from node:test's
+// closing summary, written as TAP to a file of their own next to the usual output on stdout.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 
 const engines = process.argv[2] ? [process.argv[2]] : ['sqlite', 'postgres'];
 const files = readdirSync('test').filter((f) => f.endsWith('.test.ts')).sort().map((f) => `test/${f}`);
+const SUMMARY_KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 
+/**
+ * The runner's closing summary in a TAP file: its last `# tests N`, `# pass N`, … lines (a test's
+ * own output, also written as `# …` lines, always comes before them). Null when there is none (the
+ * runner died).
+ */
+function summaryOf(tapFile) {
+  let text;
+  try {
+    text = readFileSync(tapFile, 'utf8');
+  } catch {
+    return null;
+  }
+  const summary = {};
+  for (const line of text.split('\n')) {
+    const m = /^# (\w+) (\d+)$/.exec(line);
+    if (m && SUMMARY_KEYS.includes(m[1])) summary[m[1]] = Number(m[2]);
+  }
+  return SUMMARY_KEYS.every((key) => key in summary) ? summary : null;
+}
+
+/** Runs the suite on one engine: its exit status and the summary of its tests. */
 function runSuite(engine, extraEnv = {}) {
   process.stdout.write(`\n# ---- test suite on ${engine} ----\n`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], {
-    stdio: 'inherit',
-    env: { ...process.env, TEST_ENGINE: engine, ...extraEnv },
-  });
-  return result.status ?? 1;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'hackerspace-api-test-summary-'));
+  const tapFile = path.join(dir, 'summary.tap');
+  try {
+    // The usual reporter on stdout (spec on a terminal, TAP otherwise), and TAP to a file for the counts.
+    const reporters = [
+      `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`, '--test-reporter-destination=stdout',
+      '--test-reporter=tap', `--test-reporter-destination=${tapFile}`,
+    ];
+    const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...reporters, ...files], {
+      stdio: 'inherit',
+      env: { ...process.env, TEST_ENGINE: engine, ...extraEnv },
+    });
+    const summary = summaryOf(tapFile);
+    let status = result.status ?? 1;
+    if (summary === null) {
+      process.stderr.write(`\n${engine}: the test runner wrote no summary (exit ${result.status ?? result.signal}).\n`);
+      status ||= 1;
+    } else {
+      const executed = summary.tests - summary.skipped - summary.todo;
+      process.stdout.write(
+        `# ${engine} summary: ${summary.tests} tests declared, ${summary.pass} passed, ${summary.skipped} skipped, ` +
+          `${summary.fail} failed, ${summary.cancelled} cancelled, ${summary.todo} todo\n`,
+      );
+      if (executed <= 0) {
+        process.stderr.write(`\n${engine}: no test was executed (${summary.tests} declared, ${summary.skipped} skipped).\n`);
+        status ||= 1;
+      }
+    }
+    return { status, summary };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function withPostgresDatabase(run) {
@@ -32,13 +88,13 @@ async function withPostgresDatabase(run) {
       `PostgreSQL is not reachable at ${adminUrl.replace(/:[^:@/]*@/, ':***@')} (${error.message}).\n` +
         'Start it, or set TEST_POSTGRES_ADMIN_URL, or run only the SQLite suite with `npm run test:sqlite`.\n',
     );
-    return 1;
+    return { status: 1, summary: null };
   }
   await admin.query(`create database ${name}`);
   try {
     const url = new URL(adminUrl);
     url.pathname = `/${name}`;
-    return run(url.toString());
+    return await run(url.toString());
   } finally {
     await admin.query(`drop database if exists ${name} with (force)`);
     await admin.end();
@@ -46,12 +102,31 @@ async function withPostgresDatabase(run) {
 }
 
 let failed = 0;
+const declared = new Map();
 for (const engine of engines) {
-  if (engine === 'sqlite') failed += runSuite('sqlite') === 0 ? 0 : 1;
-  else if (engine === 'postgres') failed += (await withPostgresDatabase((url) => runSuite('postgres', { TEST_POSTGRES_URL: url }))) === 0 ? 0 : 1;
+  let run;
+  if (engine === 'sqlite') run = runSuite('sqlite');
+  else if (engine === 'postgres') run = await withPostgresDatabase((url) => runSuite('postgres', { TEST_POSTGRES_URL: url }));
   else {
     process.stderr.write(`unknown engine ${engine}: expected sqlite or postgres\n`);
     process.exit(2);
+  }
+  if (run.status !== 0) failed++;
+  if (run.summary) declared.set(engine, run.summary.tests);
+}
+
+// Both engines declare the same tests: one that only applies to one engine is skipped on the other.
+if (engines.length > 1) {
+  const counts = engines.map((engine) => `${engine} ${declared.get(engine) ?? 'no summary'}`).join(', ');
+  if (declared.size === engines.length && new Set(declared.values()).size === 1) {
+    process.stdout.write(`# engine parity: every engine declares ${declared.get(engines[0])} tests (${counts})\n`);
+  } else {
+    process.stderr.write(
+      `\nThe engines do not declare the same number of tests (${counts}).\n` +
+        'A test that only applies to one engine must be declared on both and skipped, with its reason, on the other\n' +
+        "(`it(name, postgresOnly('why'), ...)` from test/support/server.ts), not left out.\n",
+    );
+    failed++;
   }
 }
 process.exit(failed ? 1 : 0);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/api/app.js';
+import { buildApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
 import { openDatabase, type DatabaseHandle, type Db } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrations.js';

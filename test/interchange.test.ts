@@ -88,7 +88,8 @@ describe('import of the sample fixture', () => {
     assert.deepEqual(Object.fromEntries(counts.map((c) => [c.collection, Number(c.n)])),
       { users: 30, openings: 300, projects: 15, events: 20, meetings: 12 });
     const opening = await db.selectFrom('openings').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
-    assert.equal(opening.time_us, parseIsoMicros('2015-01-07T06:35:19.369318Z'));
+    // 2015-01-07T06:35:19.369318Z: `date -u -d 2015-01-07T06:35:19Z +%s` is 1420612519.
+    assert.equal(opening.time_us, 1420612519_369318);
     assert.equal(opening.is_open, 1);
     const leading = await db.selectFrom('users').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
     assert.equal(leading.username, ' leadingspace');
@@ -102,7 +103,8 @@ describe('import of the sample fixture', () => {
     assert.equal(events[5].picture, 'event_pictures/poster.jpg');
     assert.equal(events[6].start_us, null);
     assert.equal(events[3].stop_us, null);
-    assert.equal(events[0].start_us, parseIsoMicros('2021-10-07T08:30:00Z'));
+    // 2021-10-07T08:30:00Z: `date -u -d 2021-10-07T08:30:00Z +%s` is 1633595400.
+    assert.equal(events[0].start_us, 1633595400_000000);
     const participants = await db.selectFrom('project_participants').select('user_id').where('project_id', '=', 1).orderBy('user_id').execute();
     assert.deepEqual(participants.map((p) => p.user_id), [4, 5, 8, 10, 18, 19, 24, 26, 27]);
     const meeting = await db.selectFrom('meetings').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -8,7 +8,8 @@ import { openDatabase, type DatabaseHandle } from '../src/db/connection.js';
 import { LEASE_MS, LEASE_WAIT_MS } from '../src/db/read-lease.js';
 import { writeTransaction } from '../src/db/write-transaction.js';
 import { importRecords } from '../src/interchange/import.js';
-import { describeOnPostgres, freshDatabase, type FreshDatabase } from './support/server.js';
+import { freshDatabase, postgresOnly, type FreshDatabase } from './support/server.js';
+import { until, within } from './support/wait.js';
 
 /** A handle of its own (as another process would have), counting the losses of its lease. */
 function openHandle(url: string) {
@@ -17,16 +18,18 @@ function openHandle(url: string) {
   return { handle, lost };
 }
 
+/** The lease is a PostgreSQL lock: on SQLite every test here is reported as skipped, with this reason. */
+const ONLY = postgresOnly('read leases are advisory locks held by a PostgreSQL session');
+
 /** Asks for versions until the handle holds a lease; its snapshot. */
-async function leaseOf(handle: DatabaseHandle, withinMs = 5000) {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
+async function leaseOf(handle: DatabaseHandle) {
+  let held = handle.versionsNow();
+  await until(async () => {
     await handle.versions();
-    const held = handle.versionsNow();
-    if (held !== null) return held;
-    assert.ok(Date.now() < deadline, `no lease within ${withinMs} ms`);
-    await sleep(10);
-  }
+    held = handle.versionsNow();
+    return held !== null;
+  }, 'the handle to hold a lease');
+  return held!;
 }
 
 async function versionOf(handle: DatabaseHandle, table: string): Promise<number> {
@@ -38,7 +41,7 @@ function newUser(id: number) {
   return { model: 'users.user', pk: id, fields: { username: `leaseholder ${id}`, email: `u${id}@example.org`, has_key: false } };
 }
 
-describeOnPostgres('read leases (PostgreSQL)', () => {
+describe('read leases (PostgreSQL)', () => {
   let fresh: FreshDatabase;
   let reader: ReturnType<typeof openHandle>;
   let writer: ReturnType<typeof openHandle>;
@@ -60,20 +63,21 @@ describeOnPostgres('read leases (PostgreSQL)', () => {
    */
   async function frozenHolder() {
     const client = new pg.Client({ connectionString: fresh.url });
-    const errors: Error[] = [];
-    client.on('error', (error) => errors.push(error));
+    const firstError = new Promise<Error>((resolve) => client.once('error', resolve));
+    client.on('error', () => {});
     await client.connect();
     await client.query(`select pg_advisory_lock_shared(${leaseKey})`);
     return {
       async ended(): Promise<string | undefined> {
-        for (let i = 0; i < 100 && errors.length === 0; i++) await sleep(10);
-        return (errors[0] as { code?: string } | undefined)?.code;
+        const error = await within(firstError, 'the frozen session to be ended (its client\'s error event)');
+        return (error as { code?: string }).code;
       },
       close: () => client.end().catch(() => {}),
     };
   }
 
   before(async () => {
+    if (ONLY.skip) return; // nothing to set up for skipped tests
     fresh = await freshDatabase();
     reader = openHandle(fresh.url);
     writer = openHandle(fresh.url);
@@ -87,7 +91,7 @@ describeOnPostgres('read leases (PostgreSQL)', () => {
     await fresh?.cleanup();
   });
 
-  it('a reading handle holds a lease: the versions it answers at once are those the database has', async () => {
+  it('a reading handle holds a lease: the versions it answers at once are those the database has', ONLY, async () => {
     const held = await leaseOf(reader.handle);
     assert.equal(held.users.version, await versionOf(writer.handle, 'users'));
     assert.equal(await reader.handle.versions(), held, 'versions() answers the lease snapshot itself');
@@ -95,7 +99,7 @@ describeOnPostgres('read leases (PostgreSQL)', () => {
     assert.deepEqual(reader.lost, []);
   });
 
-  it('a write through writeTransaction elsewhere: the reader never answers versions older than a write that returned', async () => {
+  it('a write through writeTransaction elsewhere: the reader never answers versions older than a write that returned', ONLY, async () => {
     await leaseOf(reader.handle);
     for (let i = 0; i < 25; i++) {
       const before = await versionOf(writer.handle, 'users');
@@ -114,7 +118,7 @@ describeOnPostgres('read leases (PostgreSQL)', () => {
     assert.deepEqual(writer.lost, []);
   });
 
-  it('a write by hand (no announcement) waits for the lease to be given back, and is seen on the next read', async () => {
+  it('a write by hand (no announcement) waits for the lease to be given back, and is seen on the next read', ONLY, async () => {
     await leaseOf(reader.handle);
     const before = await versionOf(writer.handle, 'events');
     await sql`update table_versions set version = version + 1 where name = 'events'`.execute(writer.handle.db);
@@ -125,7 +129,7 @@ describeOnPostgres('read leases (PostgreSQL)', () => {
     assert.deepEqual(reader.lost, []);
   });
 
-  it('writers of two handles at once, while both hold leases: every write completes, nobody is ended', async () => {
+  it('writers of two handles at once, while both hold leases: every write completes, nobody is ended', ONLY, async () => {
     const second = openHandle(fresh.url);
     try {
       await Promise.all([leaseOf(reader.handle), leaseOf(second.handle)]);
@@ -147,7 +151,7 @@ describeOnPostgres('read leases (PostgreSQL)', () => {
     }
   });
 
-  it('a holder that never lets go (a frozen process) holds writes up until its lease has expired, then is ended', async () => {
+  it('a holder that never lets go (a frozen process) holds writes up until its lease has expired, then is ended', ONLY, async () => {
     await leaseOf(reader.handle);
     const frozen = await frozenHolder();
     try {
@@ -168,7 +172,7 @@ describeOnPostgres('read leases (PostgreSQL)', () => {
     }
   });
 
-  it('a writer whose statement timeout is shorter than a lease still waits it out, then ends the frozen holder', async () => {
+  it('a writer whose statement timeout is shorter than a lease still waits it out, then ends the frozen holder', ONLY, async () => {
     const impatient = openDatabase(configFrom({ DATABASE_URL: fresh.url, DATABASE_STATEMENT_TIMEOUT_MS: '300' }).database);
     const frozen = await frozenHolder();
     try {
@@ -188,11 +192,11 @@ describeOnPostgres('read leases (PostgreSQL)', () => {
     }
   });
 
-  it('a lease whose connection is lost is not used; reads ask the database, and the lease comes back', async () => {
+  it('a lease whose connection is lost is not used; reads ask the database, and the lease comes back', ONLY, async () => {
     await leaseOf(reader.handle);
     const [pid] = await holders();
     await sql`select pg_terminate_backend(${pid}::int)`.execute(writer.handle.db);
-    for (let i = 0; i < 100 && reader.lost.length === 0; i++) await sleep(10);
+    await until(() => reader.lost.length > 0, 'the loss of the lease to be reported');
     assert.equal(reader.lost.length, 1, 'the loss is reported');
     assert.equal(reader.handle.versionsNow(), null, 'no lease without its connection');
     await writeTransaction(writer.handle.db, (trx) => importRecords(trx, [newUser(500)]));
@@ -201,13 +205,13 @@ describeOnPostgres('read leases (PostgreSQL)', () => {
     reader.lost.length = 0;
   });
 
-  it('closing a handle gives its lease back', async () => {
+  it('closing a handle gives its lease back', ONLY, async () => {
     const other = openHandle(fresh.url);
     await Promise.all([leaseOf(reader.handle), leaseOf(other.handle)]);
     assert.equal((await holders()).length, 2);
     await other.handle.close();
     assert.equal(other.handle.versionsNow(), null);
-    for (let i = 0; i < 100 && (await holders()).length !== 1; i++) await sleep(10);
+    await until(async () => (await holders()).length === 1, 'the closed handle\'s session to let go of its lease');
     assert.equal((await holders()).length, 1);
   });
 });

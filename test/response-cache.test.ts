@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import zlib from 'node:zlib';
 import { sql } from 'kysely';
-import { negotiateCoding } from '../src/api/content-coding.js';
-import { noneMatchHits, unmodifiedSince } from '../src/api/conditional.js';
-import { Representation } from '../src/api/representation.js';
-import { ResponseCache } from '../src/api/response-cache.js';
-import { SharedBuilds } from '../src/api/shared-builds.js';
+import { negotiateCoding } from '../src/cache/content-coding.js';
+import { noneMatchHits, unmodifiedSince } from '../src/cache/conditional.js';
+import { Representation } from '../src/cache/representation.js';
+import { ResponseCache } from '../src/cache/response-cache.js';
+import { SharedBuilds } from '../src/cache/shared-builds.js';
 import { configFrom } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
 import { FreshRead, snapshotOf, versionsOf, VERSIONED_TABLES, type VersionedTable } from '../src/db/table-versions.js';
@@ -24,7 +24,7 @@ function snapshot(changes: Partial<Record<VersionedTable, number>> = {}) {
 }
 
 function representation(text: string, reads: VersionedTable[], under = snapshot()): Representation {
-  return new Representation(Buffer.from(text), { reads, versions: versionsOf(under, reads), changedUs: 0, allow: 'GET' });
+  return new Representation(Buffer.from(text), { reads, versions: versionsOf(under, reads), changedUs: 0, allow: 'GET', vary: 'Accept' });
 }
 
 describe('ResponseCache', () => {

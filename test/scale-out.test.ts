@@ -2,14 +2,14 @@
 // and waiting for a database that is not there yet. Runs on both engines (TEST_ENGINE).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { COLLECTIONS } from '../src/api/routes.js';
+import { COLLECTION_PATHS as COLLECTIONS } from '../src/drf/collections.js';
 import { configFrom } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
 import { importRecords } from '../src/interchange/import.js';
 import { request } from './support/http.js';
 import { freePort, isAlive, killAll, startService, waitUntilServing, type Service } from './support/processes.js';
 import { TcpProxy } from './support/tcp-proxy.js';
-import { freshDatabase, itOnPostgres, sampleRecords, TEST_ENGINE, type FreshDatabase } from './support/server.js';
+import { freshDatabase, postgresOnly, sampleRecords, TEST_ENGINE, type FreshDatabase } from './support/server.js';
 
 const PUBLIC_URL = 'https://space.example.org';
 
@@ -213,7 +213,7 @@ describe('waiting for the database at startup', { concurrency: true }, () => {
     });
   }
 
-  itOnPostgres('starts serving once PostgreSQL becomes reachable', async () => {
+  it('starts serving once PostgreSQL becomes reachable', postgresOnly('a PostgreSQL server to become reachable (SQLite opens a file)'), async () => {
     const fresh = await withSampleData();
     const url = new URL(fresh.url);
     // The database is "down": a proxy to the real server whose port is closed for now.
@@ -250,7 +250,7 @@ describe('waiting for the database at startup', { concurrency: true }, () => {
     }
   });
 
-  itOnPostgres('PostgreSQL refusing the credentials stops the service at once, exit code 1', async () => {
+  it('PostgreSQL refusing the credentials stops the service at once, exit code 1', postgresOnly('credentials to refuse (SQLite has none)'), async () => {
     const url = new URL(process.env.TEST_POSTGRES_URL!);
     url.username = 'no_such_role_scale_out';
     url.password = 'pw';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import draft07 from 'ajv/dist/refs/json-schema-draft-07.json' with { type: 'json' };
-import { buildApp } from '../src/api/app.js';
+import { buildApp } from '../src/app.js';
 import { ConfigError, configFrom } from '../src/config.js';
 import { createToken } from '../src/resources/tokens.js';
 import { readSpaceApiFile } from '../src/spaceapi/config-file.js';

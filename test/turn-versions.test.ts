@@ -3,7 +3,7 @@ import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'kysely';
-import { MAX_SHARING_CONNECTIONS, TurnVersions } from '../src/api/turn-versions.js';
+import { MAX_SHARING_CONNECTIONS, TurnVersions } from '../src/cache/turn-versions.js';
 import { configFrom } from '../src/config.js';
 import { openDatabase, type DatabaseHandle } from '../src/db/connection.js';
 import { freshDatabase, type FreshDatabase } from './support/server.js';

@@ -5,15 +5,14 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../src/api/errors.js';
-import { apiUrl, avatarUrl, baseUrlOf, linkStyle, mediaPath, pageUrl } from '../src/api/links.js';
-import { checkAccept, requestedFormat } from '../src/api/negotiation.js';
-import { pageCount, pageNumberOf, pageSizeOf, parsePositiveInteger } from '../src/api/pagination.js';
+import { ApiError } from '../src/drf/errors.js';
+import { apiUrl, avatarUrl, baseUrlOf, linkStyle, mediaPath, pageUrl } from '../src/drf/links.js';
+import { checkAccept, requestedFormat } from '../src/drf/negotiation.js';
+import { pageCount, pageNumberOf, pageSizeOf, parsePositiveInteger } from '../src/drf/pagination.js';
 import {
   compareCodePoints, decodeComponent, encodeComponent, lastValue, parseQuery, rebuildQuery, type QueryPair,
-} from '../src/api/query.js';
-import { decodePath, matchRoute, parseId, type RouteMatch } from '../src/api/routes.js';
+} from '../src/drf/query.js';
+import { decodePath, matchRoute, parseId, type RouteMatch } from '../src/drf/routes.js';
 import { formatIsoUtc, parseIsoMicros, TimeFormatter } from '../src/time.js';
 
 describe('query', () => {
@@ -254,8 +253,6 @@ describe('pagination', () => {
 
 describe('links', () => {
   const BASE = 'http://h.example:8000';
-  const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
-  const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
   describe('pageUrl (next/previous)', () => {
     const cases: [rawPath: string, query: string, page: number, url: string][] = [
@@ -319,32 +316,42 @@ describe('links', () => {
 
   describe('avatarUrl', () => {
     const md5Config = { avatarHash: 'md5' as const, avatarDefault: 'wavatar' };
-    const emails = [
-      'Alice@Example.COM', 'ÉLODIE@EXAMPLE.FR', 'ZOË@EXÄMPLE.BE', 'İSTANBUL@example.com.tr', 'ΟΔΥΣΣΕΥΣ@example.gr',
-      'Дмитрий@пример.рф', 'ant+🐜@example.org', 'STRASSE@example.de',
+    // The MD5 of each address lower-cased with full Unicode rules, computed by hand outside the
+    // code: `printf %s '<lower case>' | md5sum` (see AVATAR_HASHES in support/contract.ts).
+    const emails: [email: string, md5: string][] = [
+      ['Alice@Example.COM', 'c160f8cc69a4f0bf2b0362752353d060'], // md5 of 'alice@example.com'
+      ['ÉLODIE@EXAMPLE.FR', '2e44faff35603494059af25dce9cb068'], // md5 of 'élodie@example.fr'
+      ['ZOË@EXÄMPLE.BE', '74fd910d24f89412611589dba0a45b0c'], // md5 of 'zoë@exämple.be'
+      ['İSTANBUL@example.com.tr', '9ac0515db91b2d9e27d7d773801b138b'], // md5 of 'i̇stanbul@example.com.tr'
+      ['ΟΔΥΣΣΕΥΣ@example.gr', 'c6400a39bff985f5e9c5d622f83bbda2'], // md5 of 'οδυσσευς@example.gr'
+      ['Дмитрий@пример.рф', 'de2de86f169e83a82e6d43f5eafac34a'], // md5 of 'дмитрий@пример.рф'
+      ['ant+🐜@example.org', '720f04399f782efdcb80a286c46ca474'], // md5 of 'ant+🐜@example.org'
+      ['STRASSE@example.de', '0d116788e10dce89465c74359bddae7e'], // md5 of 'strasse@example.de'
     ];
-    for (const email of emails) {
+    for (const [email, md5] of emails) {
       it(`md5 of ${email} lower-cased with toLowerCase()`, () => {
-        assert.equal(avatarUrl(email, md5Config), `//www.gravatar.com/avatar/${md5(email.toLowerCase())}?d=wavatar`);
+        assert.equal(avatarUrl(email, md5Config), `//www.gravatar.com/avatar/${md5}?d=wavatar`);
       });
     }
     it('SHA-256 when selected', () => {
       assert.equal(
         avatarUrl('ÉLODIE@EXAMPLE.FR', { avatarHash: 'sha256', avatarDefault: 'wavatar' }),
-        `//www.gravatar.com/avatar/${sha256('élodie@example.fr')}?d=wavatar`,
+        // printf %s 'élodie@example.fr' | sha256sum
+        '//www.gravatar.com/avatar/55586a3ae97963d9cecced29d1fc0452833388eee31429c47549a8fe1e37ce3d?d=wavatar',
       );
     });
     it('the d style is configurable', () => {
       assert.equal(
         avatarUrl('a@b.c', { avatarHash: 'md5', avatarDefault: 'identicon' }),
-        `//www.gravatar.com/avatar/${md5('a@b.c')}?d=identicon`,
+        // printf %s 'a@b.c' | md5sum
+        '//www.gravatar.com/avatar/5d60d4e28066df254d5452f92c910092?d=identicon',
       );
     });
   });
 
   describe('baseUrlOf', () => {
-    const fake = (host: string, protocol = 'http', localAddress = '127.0.0.1', localPort = 8123) =>
-      ({ host, protocol, socket: { localAddress, localPort } }) as unknown as FastifyRequest;
+    const fake = (host: string, protocol: 'http' | 'https' = 'http', localAddress = '127.0.0.1', localPort = 8123) =>
+      ({ host, protocol, localAddress, localPort });
     const hosts = ['example.org', 'Example.ORG:8080', 'example.org.', '[::1]:8000', '127.0.0.1:9', 'localhost'];
     for (const host of hosts) {
       it(`Host ${host} → http://${host}`, () => {

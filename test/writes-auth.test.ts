@@ -5,13 +5,12 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { buildApp } from '../src/api/app.js';
-import { throttled } from '../src/api/auth.js';
-import { FailureThrottle } from '../src/api/throttle.js';
+import { buildApp } from '../src/app.js';
+import { throttled } from '../src/drf/errors.js';
+import { FailureThrottle } from '../src/drf/throttle.js';
 import { configFrom } from '../src/config.js';
 import { listAudit } from '../src/resources/audit.js';
 import { createToken, listTokens, revokeToken } from '../src/resources/tokens.js';
-import { formatIsoUtc } from '../src/time.js';
 import { request, type HttpResponse } from './support/http.js';
 import { BIN, freePort, killAll, startService, waitUntilServing, type Service } from './support/processes.js';
 import { freshDatabase, sampleRecords, startServer, TEST_ENGINE, type FreshDatabase, type TestServer } from './support/server.js';
@@ -19,6 +18,16 @@ import { freshDatabase, sampleRecords, startServer, TEST_ENGINE, type FreshDatab
 after(() => killAll());
 
 const nowUs = () => Date.now() * 1000;
+
+/**
+ * The command line's UTC time of an instant in microseconds, written here without src/time.ts:
+ * `2024-05-01T10:20:30.123456Z`, the fraction (6 digits) only when not zero.
+ */
+function utcText(us: number): string {
+  const fraction = us % 1_000_000;
+  const seconds = new Date((us - fraction) / 1000).toISOString().slice(0, 19);
+  return fraction === 0 ? `${seconds}Z` : `${seconds}.${String(fraction).padStart(6, '0')}Z`;
+}
 
 const NOT_PROVIDED = { detail: 'Authentication credentials were not provided.' };
 const INVALID_TOKEN = { detail: 'Invalid token.' };
@@ -274,7 +283,7 @@ describe('authentication', () => {
     assert.equal(listed.status, 0, listed.stderr);
     const row = listed.stdout.split('\n').find((line) => line.startsWith(`${doorToken.id} `));
     assert.ok(row, listed.stdout);
-    assert.equal(row.split(/\s{2,}/)[4], formatIsoUtc(Math.floor(doorUsed! / 1_000_000) * 1_000_000), row);
+    assert.equal(row.split(/\s{2,}/)[4], utcText(Math.floor(doorUsed! / 1_000_000) * 1_000_000), row);
     assert.ok(!listed.stdout.includes(door) && !listed.stdout.includes(admin), 'no secret in token list');
   });
 });
@@ -886,7 +895,7 @@ describe('audit log', () => {
     const json = cli(server.url, '--json');
     assert.equal(json.status, 0, json.stderr);
     assert.deepEqual(json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line)), entries.map((e) => ({
-      id: e.id, time: formatIsoUtc(e.timeUs), token: e.tokenName, method: e.method, path: e.path, record: e.recordId, status: e.status,
+      id: e.id, time: utcText(e.timeUs), token: e.tokenName, method: e.method, path: e.path, record: e.recordId, status: e.status,
     })));
     assert.match(json.stdout.split('\n')[0], /^\{"id":\d+,"time":"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z","token":/);
 
@@ -895,7 +904,7 @@ describe('audit log', () => {
     const lines = text.stdout.trimEnd().split('\n');
     assert.deepEqual(lines[0].split(/\s{2,}/), ['ID', 'TIME', 'TOKEN', 'METHOD', 'PATH', 'RECORD', 'STATUS']);
     assert.deepEqual(lines.slice(1).map((line) => line.split(/\s{2,}/)), entries.map((e) => [
-      String(e.id), formatIsoUtc(e.timeUs), e.tokenName, e.method, e.path, String(e.recordId), String(e.status),
+      String(e.id), utcText(e.timeUs), e.tokenName, e.method, e.path, String(e.recordId), String(e.status),
     ]));
     assert.equal(lines[1].split(/\s{2,}/)[2], doorToken.name);
 
