@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
-import type { DatabaseHandle } from './connection.js';
+import type { DatabaseHandle } from './handle.js';
 import type { Database } from './schema.js';
 import { ReadLease } from './read-lease.js';
 import { changedTables, FreshRead, snapshotOf, type VersionSnapshot } from './table-versions.js';

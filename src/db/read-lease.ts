@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import pg from 'pg';
-import type { Db } from './connection.js';
+import type { Db } from './handle.js';
 import { endClient } from './pg-client.js';
 import type { VersionSnapshot } from './table-versions.js';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
-import type { DatabaseHandle } from './connection.js';
+import type { DatabaseHandle } from './handle.js';
 import type { Database } from './schema.js';
 import { snapshotOf, type VersionSnapshot } from './table-versions.js';
 

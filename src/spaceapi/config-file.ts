@@ -3,27 +3,12 @@ import { parseDocument } from 'yaml';
 import { ConfigError, type Config } from '../config.js';
 import { spaceApiDocument, type LiveParts } from './document.js';
 import { API_COMPATIBILITY, schemaProblems, type SpaceApiVersion } from './schema.js';
+import { KEYMASTER_FIELDS, type KeymasterField, type SpaceApiSetup } from './setup.js';
 
 /** The variable naming the operator's file; every error about the file names it. */
 export const SPACEAPI_VARIABLE = 'SPACEAPI_CONFIG';
 
-/** Keymaster fields a username may be published as (never `email`, never `phone`). */
-export const KEYMASTER_FIELDS = ['name', 'irc_nick', 'matrix', 'mastodon', 'xmpp', 'twitter'] as const;
-export type KeymasterField = (typeof KEYMASTER_FIELDS)[number];
-
-/** What the operator's file says: the static parts of the document, and which live parts to add. */
-export interface SpaceApiSetup {
-  /** The file, as configured (absolute). */
-  readonly file: string;
-  /** The document's static parts, in the file's order, without the `live` section. */
-  readonly document: Readonly<Record<string, unknown>>;
-  /** `contact.keymasters` from the users who have a key, their username in this field; null: off. */
-  readonly keymasters: KeymasterField | null;
-  /** The versions the document is valid for and claims (`api_compatibility`). */
-  readonly compatibility: readonly SpaceApiVersion[];
-  /** Why a version the service supports is not claimed (the document is not valid for it). */
-  readonly notes: readonly string[];
-}
+export { KEYMASTER_FIELDS, type KeymasterField, type SpaceApiSetup } from './setup.js';
 
 /** Keys of `state` that only the database knows. */
 const LIVE_STATE_KEYS: Record<string, string> = {

@@ -1,7 +1,7 @@
 import type { Db } from '../db/connection.js';
 import { currentSpaceState } from '../resources/openings.js';
 import { keyHolderNames } from '../resources/users.js';
-import type { SpaceApiSetup } from './config-file.js';
+import type { SpaceApiSetup } from './setup.js';
 
 /** The live parts of a document, from the database. */
 export interface LiveParts {
