@@ -21,7 +21,7 @@ function cell(f, label) {
 
 /**
  * rows: [{ label, figures: [figure...] }], every row with the same figures. One program: a wide
- * table (a column per figure). Two: a long one (a row per figure) with before, after and
+ * table (a column per figure). Two: a long one (a row per measured figure) with before, after and
  * after÷before (the ratio of the rounds measured in turn, median and min–max).
  */
 export function render(labelTitle, rows, labels) {
@@ -33,8 +33,9 @@ export function render(labelTitle, rows, labels) {
   const columns = [[labelTitle, 'l'], ['figure', 'l'], ['before', 'r'], ['after', 'r'], ['after ÷ before', 'r'], ['better', 'l']];
   const lines = [];
   for (const row of rows) {
-    for (const f of row.figures) {
-      const shared = f.text !== undefined || (!f.values.before && f.values.all);
+    // Fixed cells (targets, sizes) are the after's: the verdicts say them; the table compares figures.
+    for (const f of row.figures.filter((x) => x.text === undefined)) {
+      const shared = !f.values.before && f.values.all;
       const ratio = shared ? '—' : spread(pairwise(f.values.after ?? [], f.values.before ?? []), 3);
       lines.push([row.label, f.name, cell(f, 'before'), cell(f, 'after'), ratio, shared ? '' : f.better === 'lower' ? 'lower ↓' : 'higher ↑']);
     }
