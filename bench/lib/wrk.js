@@ -72,10 +72,19 @@ async function wrk(args, { env = {}, pin = [], file }) {
 export async function measure(url, { connections, threads = 1, seconds, warmup = 1, headers = [], status, bytes, pin, file, check }) {
   const env = { WRK_STATUSES: status ? '1' : '0' };
   const args = (d) => [`-t${threads}`, `-c${connections}`, `-d${d}s`, '--timeout', '10s', '-s', script('report.lua'), ...headers.flatMap((h) => ['-H', h]), url];
+  // A wrk that fails because the server under test died says so through check().
+  const load = async (d, f) => {
+    try {
+      return await wrk(args(d), { env, pin, file: f });
+    } catch (error) {
+      if (check) await check();
+      throw error;
+    }
+  };
   const outputs = [];
-  if (warmup > 0) outputs.push(await wrk(args(warmup), { env, pin, file: `${file}.warmup` }));
+  if (warmup > 0) outputs.push(await load(warmup, `${file}.warmup`));
   if (check) await check();
-  outputs.push(await wrk(args(seconds), { env, pin, file }));
+  outputs.push(await load(seconds, file));
   if (check) await check();
   let r;
   for (const text of outputs) {
