@@ -1,0 +1,107 @@
+// @ts-check
+/**
+ * The import rules of src/ (issue 14): no cycles, and no import from a lower layer into a higher
+ * one. Type-only imports count (`tsPreCompilationDeps`): `import type` ties modules together as
+ * much as a value import does. Run with `npm run lint:deps`; CI fails on any error below.
+ *
+ * Layers, bottom to top (a module may import its own layer and the layers below it):
+ *   base       src/config.ts, src/log.ts, src/time.ts, src/json.ts
+ *   db         src/db/
+ *   resources  src/resources/
+ *   features   src/live/, src/spaceapi/, src/interchange/, src/demo/ (not each other, but demo → interchange)
+ *   http       src/app.ts, src/http/, src/drf/, src/cache/, src/handlers/, src/web/, src/openapi/ (and src/api/ until it is moved)
+ *   top        src/cli/, src/server.ts, src/supervisor.ts
+ * A new file or folder of src/ must be given a layer here: a module outside every layer may
+ * neither import nor be imported (rule `in-a-layer`).
+ */
+
+const BASE = '^src/(config|log|time|json)\\.ts$';
+const DB = '^src/db/';
+const RESOURCES = '^src/resources/';
+const FEATURES = '^src/(live|spaceapi|interchange|demo)/';
+const HTTP = '^src/(app\\.ts$|(http|drf|cache|handlers|web|openapi|api)/)';
+const TOP = '^src/(cli/|server\\.ts$|supervisor\\.ts$)';
+const LAYERED = [BASE, DB, RESOURCES, FEATURES, HTTP, TOP];
+
+/** A rule forbidding `from` to import anything in src/ outside the layers `allowed`. */
+function layer(name, comment, from, allowed) {
+  return { name, comment, severity: 'error', from: { path: from }, to: { path: '^src/', pathNot: allowed } };
+}
+
+/** One feature module (live, spaceapi, …) may import the layers below it, itself, and `also`. */
+function feature(dir, also = []) {
+  return layer(
+    `${dir}-stays-in-its-layer`,
+    `src/${dir}/ may import only base, db/, resources/ and itself${also.length > 0 ? ` (and ${also.join(', ')}/)` : ''}: not the other feature folders, HTTP or the top`,
+    `^src/${dir}/`,
+    [BASE, DB, RESOURCES, `^src/(${[dir, ...also].join('|')})/`],
+  );
+}
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'Import cycles, type-only imports included, are forbidden: move what both sides share into a lower module.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    layer('base-stays-base', 'config, log, time and json are the bottom layer: they may import only each other.', BASE, [BASE]),
+    layer('db-no-upward', 'src/db/ may import only base modules and itself.', DB, [BASE, DB]),
+    layer('resources-no-upward', 'src/resources/ may import only base, db/ and itself.', RESOURCES, [BASE, DB, RESOURCES]),
+    feature('live'),
+    feature('spaceapi'),
+    feature('interchange'),
+    // The demo loads its generated data through the fixture importer (demo/load.ts), as an operator's file would be.
+    feature('demo', ['interchange']),
+    layer('http-no-upward', 'The HTTP layer may not import the top layer (cli/, server.ts, supervisor.ts).', HTTP, [BASE, DB, RESOURCES, FEATURES, HTTP]),
+    {
+      name: 'in-a-layer',
+      comment: 'Every module of src/ belongs to a layer listed in .dependency-cruiser.cjs: add a new folder or file there.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: LAYERED },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'into-a-layer',
+      comment: 'Every module of src/ belongs to a layer listed in .dependency-cruiser.cjs: add a new folder or file there.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^src/', pathNot: [...LAYERED, '^src/spaceapi/schema-[0-9]+\\.json$'] },
+    },
+    {
+      name: 'src-not-to-test-or-bench',
+      comment: 'The service may not import its tests or benchmarks.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(test|bench)/' },
+    },
+    {
+      name: 'src-not-to-dev-dependencies',
+      comment: 'The service may not import a devDependency at run time (type-only imports of @types packages are fine).',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'An import dependency-cruiser cannot resolve would escape every rule above.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    // `import type` and type-only `export … from` count as dependencies.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
