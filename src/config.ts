@@ -150,7 +150,7 @@ function readTrustProxy(raw: string | undefined): boolean | string {
   if (['true', '1', 'yes', 'on'].includes(value)) return true;
   if (['false', '0', 'no', 'off'].includes(value)) return false;
   // A comma-separated list of proxy addresses or CIDR ranges.
-  if (/^[0-9a-f:.\/,\s]+$/.test(value)) return value.split(',').map((s) => s.trim()).filter(Boolean).join(',');
+  if (/^[0-9a-f:./,\s]+$/.test(value)) return value.split(',').map((s) => s.trim()).filter(Boolean).join(',');
   throw new ConfigError(
     'TRUST_PROXY',
     `expected true, false or a comma-separated list of proxy addresses, got ${JSON.stringify(raw)}`,
@@ -216,7 +216,7 @@ function readWebhooks(env: Env): WebhookSettings {
   const secret = env.WEBHOOK_SECRET === undefined || env.WEBHOOK_SECRET.trim() === '' ? null : env.WEBHOOK_SECRET;
   if (urls.length > 0 && secret === null) throw new ConfigError('WEBHOOK_SECRET', 'is required when WEBHOOK_URLS is set (the key that signs every delivery)');
   return Object.freeze({
-    urls: Object.freeze(urls) as readonly string[],
+    urls: Object.freeze<string[]>(urls),
     secret,
     timeoutMs: readInteger(env, 'WEBHOOK_TIMEOUT_MS', 5000, 10, 600_000),
     firstRetryMs: readInteger(env, 'WEBHOOK_FIRST_RETRY_MS', 1000, 10, 5000),

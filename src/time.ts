@@ -140,7 +140,7 @@ export function parseLocalMicros(text: string, timeZone: string): number | null 
   // The offsets in force a day before and after cover both sides of any transition near it.
   const before = formatter.offsetSeconds(wallSeconds - 86_400);
   const after = formatter.offsetSeconds(wallSeconds + 86_400);
-  const valid = [before, after].filter((o) => formatter!.offsetSeconds(wallSeconds - o) === o);
+  const valid = [before, after].filter((o) => formatter.offsetSeconds(wallSeconds - o) === o);
   // Twice on the clock (autumn): the first occurrence, as Python's fold=0. Skipped by the clock
   // (spring): read with the offset before the change, as Python does.
   const offset = valid.length === 0 ? before : Math.max(...valid);

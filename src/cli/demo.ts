@@ -115,7 +115,7 @@ function describeCounts(counts: Array<{ collection: CountedTable; count: number 
 }
 
 /** A self-overwriting progress line, only on a terminal and only for loads long enough to need one. */
-function progressLine(total: number): { update(read: number): void; clear(): void } | null {
+function progressLine(total: number): { update: (read: number) => void; clear: () => void } | null {
   if (!process.stderr.isTTY || total < PROGRESS_THRESHOLD) return null;
   let last = 0;
   let shown = false;

@@ -1,4 +1,4 @@
-import { Kysely, PostgresAdapter } from 'kysely';
+import { PostgresAdapter, type Kysely } from 'kysely';
 import type { DatabaseTarget } from '../config.js';
 import type { DatabaseEvents, DatabaseHandle, Engine } from './handle.js';
 import { isPostgresConnectionFailure, openPostgres } from './postgres.js';
@@ -11,7 +11,7 @@ export function openDatabase(target: DatabaseTarget, events: DatabaseEvents = {}
 }
 
 /** Which engine a Kysely handle (or transaction) talks to, for the few dialect branches. */
-export function engineOf(db: Kysely<any>): Engine {
+export function engineOf(db: Pick<Kysely<unknown>, 'getExecutor'>): Engine {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 

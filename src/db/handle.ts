@@ -32,5 +32,5 @@ export interface DatabaseHandle {
 
 export interface DatabaseEvents {
   /** PostgreSQL: the read lease's connection failed; reads ask the database until it is back. */
-  leaseLost?(error: Error, retryInMs: number): void;
+  leaseLost?: (error: Error, retryInMs: number) => void;
 }

@@ -13,7 +13,7 @@ const INT8_OID = 20;
  */
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID && format !== 'binary' ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === INT8_OID && format !== 'binary' ? Number : (pg.types.getTypeParser(oid, format) as (value: string) => unknown)) as typeof pg.types.getTypeParser,
 };
 
 export interface PostgresOptions {
@@ -21,7 +21,7 @@ export interface PostgresOptions {
   poolSize: number;
   statementTimeoutMs: number;
   /** Told when the read lease's connection failed (reads then ask the database each time). */
-  onLeaseLost?(error: Error, retryInMs: number): void;
+  onLeaseLost?: (error: Error, retryInMs: number) => void;
 }
 
 export function openPostgres(options: PostgresOptions): DatabaseHandle {

@@ -171,7 +171,8 @@ export class ReadLease {
   /** Connects, then acquires and renews the lease until closed, idle or the connection fails. */
   private async hold(connected: () => void): Promise<void> {
     const client = new pg.Client({ connectionString: this.options.url, keepAlive: true, connectionTimeoutMillis: 10_000 });
-    let broken: Error | null = null;
+    // Set by the listeners below, which TypeScript's narrowing does not see: hence the assertion.
+    let broken = null as Error | null;
     let done = false;
     const fail = (error: Error) => {
       broken ??= error;
@@ -236,13 +237,12 @@ export class ReadLease {
 
   private pause(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const self = this;
-      function done() {
+      const done = () => {
         clearTimeout(timer);
-        if (self.wake === done) self.wake = null;
+        if (this.wake === done) this.wake = null;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms);
       this.wake = done;
     });
   }

@@ -53,11 +53,16 @@ export class FixtureWriter {
   }
 
   async flush(): Promise<void> {
-    if (this.failure) throw this.failure;
+    this.throwFailure();
     const text = this.parts.join('');
     this.parts = [];
     this.size = 0;
     if (!this.out.write(text)) await drained(this.out);
+    this.throwFailure();
+  }
+
+  /** Throws the stream's error, if it had one (set by its listener, at any time). */
+  private throwFailure(): void {
     if (this.failure) throw this.failure;
   }
 }

@@ -118,7 +118,7 @@ class Importer {
 
   private batchOf(spec: ModelSpec): Map<number, PendingRow> {
     let batch = this.batches.get(spec);
-    if (!batch) this.batches.set(spec, (batch = new Map()));
+    if (!batch) this.batches.set(spec, (batch = new Map<number, PendingRow>()));
     return batch;
   }
 }

@@ -120,7 +120,7 @@ const meetings: ModelSpec = {
     column: 'event_id',
     index: 0,
     describe: (value, otherPk, where) =>
-      `events.event pk ${value} already has a meeting (events.meeting pk ${otherPk} ${where === 'file' ? 'in this file' : 'in the database'}); an event has at most one meeting`,
+      `events.event pk ${String(value)} already has a meeting (events.meeting pk ${otherPk} ${where === 'file' ? 'in this file' : 'in the database'}); an event has at most one meeting`,
   },
 };
 

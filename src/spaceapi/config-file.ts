@@ -82,7 +82,7 @@ function parseYaml(file: string, text: string): unknown {
   if (doc.errors.length > 0) fail(file, `not valid YAML: ${doc.errors[0].message.split('\n', 1)[0].replace(/:$/, '')}`);
   try {
     // Through JSON, so that what is validated is exactly what will be served.
-    const value = doc.toJS({ maxAliasCount: 100 });
+    const value: unknown = doc.toJS({ maxAliasCount: 100 });
     return value === undefined ? null : JSON.parse(JSON.stringify(value));
   } catch (error) {
     fail(file, `not valid YAML: ${(error as Error).message}`);
