@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { buildApp } from '../api/app.js';
+import { buildApp } from '../app.js';
 import { ConfigError, type Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';

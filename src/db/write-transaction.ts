@@ -10,8 +10,10 @@ import { announceWrite, finishWrite, takeLeases } from './read-lease.js';
  * writers' advisory lock, and the read leases of every serving process (read-lease.ts), so that
  * none of them answers from versions this write makes stale. Writes are rare next to reads, so
  * one lock for all of them costs little and rules out deadlocks between tables.
+ *
+ * `beforeCommit`, when given, runs last in the transaction, told which tables it changed.
  */
-export async function writeTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
+export async function writeTransaction<T>(db: Db, work: (trx: Db) => Promise<T>, beforeCommit?: BeforeCommit): Promise<T> {
   if (engineOf(db) === 'postgres') {
     return db.connection().execute(async (connection) => {
       try {
@@ -19,8 +21,9 @@ export async function writeTransaction<T>(db: Db, work: (trx: Db) => Promise<T>)
         await takeLeases(connection);
         return await connection.transaction().execute(async (trx) => {
           const result = await work(trx);
-          await restampChanges(trx, sql`(extract(epoch from transaction_timestamp()) * 1000000)::bigint`,
+          const changed = await restampChanges(trx, sql`(extract(epoch from transaction_timestamp()) * 1000000)::bigint`,
             sql`(extract(epoch from clock_timestamp()) * 1000000)::bigint`);
+          await beforeCommit?.(trx, changed);
           return result;
         });
       } finally {
@@ -34,7 +37,8 @@ export async function writeTransaction<T>(db: Db, work: (trx: Db) => Promise<T>)
     const startedUs = Date.now() * 1000;
     try {
       const result = await work(connection);
-      await restampChanges(connection, sql`${startedUs}`, sql`cast(unixepoch('subsec') * 1000000 as integer)`);
+      const changed = await restampChanges(connection, sql`${startedUs}`, sql`cast(unixepoch('subsec') * 1000000 as integer)`);
+      await beforeCommit?.(connection, changed);
       await sql`commit`.execute(connection);
       return result;
     } catch (error) {
@@ -45,12 +49,17 @@ export async function writeTransaction<T>(db: Db, work: (trx: Db) => Promise<T>)
   });
 }
 
+/** The last step of a write transaction, given the names of the tables it changed (table_versions). */
+export type BeforeCommit = (trx: Db, changedTables: readonly string[]) => Promise<void>;
+
 /**
  * Moves the change times that this transaction's triggers wrote (each at its statement's end) to
  * just before the commit. A long transaction (an import) would otherwise publish a change time
  * seconds older than the moment its data became visible, and a client that holds a response
  * dated in that earlier second would be told "not modified" (Last-Modified has whole seconds).
+ * Returns the tables it restamped: those this transaction changed (it holds the write lock).
  */
-async function restampChanges(trx: Db, startedUs: RawBuilder<unknown>, nowUs: RawBuilder<unknown>): Promise<void> {
-  await sql`update table_versions set changed_us = ${nowUs} where changed_us >= ${startedUs}`.execute(trx);
+async function restampChanges(trx: Db, startedUs: RawBuilder<unknown>, nowUs: RawBuilder<unknown>): Promise<readonly string[]> {
+  const { rows } = await sql<{ name: string }>`update table_versions set changed_us = ${nowUs} where changed_us >= ${startedUs} returning name`.execute(trx);
+  return rows.map((row) => row.name);
 }

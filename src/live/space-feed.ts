@@ -1,7 +1,7 @@
 import type { DatabaseHandle } from '../db/connection.js';
 import { currentSpaceState, spaceStatusRecord, type SpaceState } from '../resources/openings.js';
 import type { TimeFormatter } from '../time.js';
-import { json } from '../api/json.js';
+import { json } from '../json.js';
 import { PgListener, type ListenerLog } from './pg-listener.js';
 import { changesAfter, eventIdOf, PROCESS_ORIGIN, SPACE_CHANNEL } from './space-changes.js';
 

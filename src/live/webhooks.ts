@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import type { WebhookSettings } from '../config.js';
 import { spaceStatusRecord, type SpaceState } from '../resources/openings.js';
 import type { TimeFormatter } from '../time.js';
-import { json } from '../api/json.js';
+import { json } from '../json.js';
 import { eventIdOf } from './space-changes.js';
 
 export interface WebhookLog {

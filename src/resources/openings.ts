@@ -76,8 +76,11 @@ export interface RecordedOpening {
  * old state nor land out of order. A clock that stepped back is not allowed to put the new record
  * behind the latest one.
  */
-export async function recordDoorReport(db: Db, isOpen: boolean, nowUs: number): Promise<RecordedOpening> {
-  return recordUnlessSame(db, isOpen, nowUs, Number.MAX_SAFE_INTEGER);
+export async function recordDoorReport(db: Db, isOpen: boolean, nowUs: number, current?: SpaceState): Promise<RecordedOpening> {
+  if (current === undefined) return recordUnlessSame(db, isOpen, nowUs, Number.MAX_SAFE_INTEGER);
+  // The caller read the current state in this transaction already: the latest opening.
+  const latest = current.id === null ? undefined : { id: current.id, time_us: current.sinceUs!, is_open: current.isOpen ? 1 : 0 };
+  return recordAfter(db, latest, isOpen, nowUs);
 }
 
 export const NEXT_CHANGE_SAME = 'The next recorded change after this time already sets this state: correct that record instead.';
@@ -100,6 +103,11 @@ export async function backfillOpening(db: Db, isOpen: boolean, timeUs: number): 
 async function recordUnlessSame(db: Db, isOpen: boolean, timeUs: number, notAfterUs: number): Promise<RecordedOpening> {
   const before = await db.selectFrom('openings').select(['id', 'time_us', 'is_open'])
     .where('time_us', '<=', notAfterUs).orderBy('time_us', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return recordAfter(db, before, isOpen, timeUs);
+}
+
+/** Records a change at `timeUs` after the opening `before` (the latest one not after it), unless it sets the same state. */
+async function recordAfter(db: Db, before: { id: number; time_us: number | string; is_open: number } | undefined, isOpen: boolean, timeUs: number): Promise<RecordedOpening> {
   if (before && (before.is_open === 1) === isOpen) {
     return { id: before.id, created: false, row: { time_us: Number(before.time_us), is_open: before.is_open } };
   }

@@ -18,13 +18,14 @@ export interface RepresentationSource {
   versions: readonly number[];
   /** When the newest of them last changed, in microseconds; 0 when none did (or no table is read). */
   changedUs: number;
-  /** The route's Allow header, sent again by the cache's fast path. */
+  /** The route's Allow and Vary headers, sent with every answer from it. */
   allow: string;
+  vary: string;
 }
 
 /** The source of a body about to be built from some tables, as they are in `snapshot`. */
-export function sourceOf(snapshot: VersionSnapshot, reads: readonly VersionedTable[], allow: string): RepresentationSource {
-  return { reads, versions: versionsOf(snapshot, reads), changedUs: lastChangeOf(snapshot, reads), allow };
+export function sourceOf(snapshot: VersionSnapshot, reads: readonly VersionedTable[], headers: { allow: string; vary: string }): RepresentationSource {
+  return { reads, versions: versionsOf(snapshot, reads), changedUs: lastChangeOf(snapshot, reads), allow: headers.allow, vary: headers.vary };
 }
 
 /**

@@ -1,15 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DatabaseHandle } from '../db/connection.js';
-import { writeTransaction } from '../db/write-transaction.js';
-import { recordAudit } from '../resources/audit.js';
-import { recordDoorReport, type SpaceState } from '../resources/openings.js';
-import { spaceChangeByRecord } from '../live/space-changes.js';
-import { checkSecret } from './auth.js';
-import { parseBody } from './body.js';
-import type { RequestData } from './serializer.js';
-import { ApiError } from './errors.js';
-import { sendJson } from './json.js';
-import type { FailureThrottle } from './throttle.js';
+import type { Db } from '../db/connection.js';
+import { checkSecret } from '../drf/auth.js';
+import { parseBody } from '../drf/body.js';
+import { ApiError } from '../drf/errors.js';
+import type { RequestData } from '../drf/serializer.js';
+import type { FailureThrottle } from '../drf/throttle.js';
+import { sendJson } from '../http/reply.js';
+import type { AnnouncedWrites } from '../live/writes.js';
+import { pathOf } from '../drf/request.js';
+import { reportDoor } from './door.js';
 
 /** The original service's private door API, still used by old door scripts. */
 export const LEGACY_DOOR_PATHS: ReadonlySet<string> = new Set(['/space/change_status', '/space/change_status/']);
@@ -20,7 +19,7 @@ export const LEGACY_DOOR_PATHS: ReadonlySet<string> = new Set(['/space/change_st
  * the state changed. Errors keep the original's `{"error": "..."}` shape and never repeat the
  * secret (the original did).
  */
-export function legacyDoorHandler(database: DatabaseHandle, throttle: FailureThrottle, onSpaceChange: (state: SpaceState) => void = () => {}) {
+export function legacyDoorHandler(db: Db, writes: AnnouncedWrites, throttle: FailureThrottle) {
   return async function legacyDoor(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     reply.header('allow', 'POST');
     try {
@@ -33,7 +32,7 @@ export function legacyDoorHandler(database: DatabaseHandle, throttle: FailureThr
       };
       const secret = field('secret');
       if (secret === undefined) throw new ApiError(400, 'You must query this endpoint with a secret.');
-      const token = await checkSecret(database.db, throttle, request.ip, secret).catch((error: unknown) => {
+      const token = await checkSecret(db, throttle, request.ip, secret).catch((error: unknown) => {
         if (error instanceof ApiError && error.status === 401) throw new ApiError(403, 'Bad secret: it is not in the allowed list');
         throw error;
       });
@@ -41,22 +40,9 @@ export function legacyDoorHandler(database: DatabaseHandle, throttle: FailureThr
       if (open === undefined) throw new ApiError(400, 'Parameter open is required');
       if (open !== '0' && open !== '1') throw new ApiError(400, 'Did not understand open: expected 0 or 1');
       const nowUs = Date.now() * 1000;
-      const change = await writeTransaction(database.db, async (trx) => {
-        // The time is read under the write lock, as in writes.ts.
-        const recorded = await recordDoorReport(trx, open === '1', Date.now() * 1000);
-        if (recorded.created) {
-          await recordAudit(trx, {
-            timeUs: nowUs, tokenId: token.id, tokenName: token.name, method: 'POST', path: '/space/change_status',
-            collection: 'space/openings', recordId: recorded.id, status: 200,
-          });
-        }
-        // A door report that records anything is the new state (the stream's and webhooks' event).
-        return recorded.created ? spaceChangeByRecord(trx, recorded.id) : null;
+      await reportDoor(writes, { isOpen: open === '1' }, {
+        timeUs: nowUs, tokenId: token.id, tokenName: token.name, method: 'POST', path: '/space/change_status', collection: 'space/openings', status: 200,
       });
-      if (change) {
-        database.noteWrite();
-        onSpaceChange(change);
-      }
       return sendJson(reply.code(200), { open: Number(open) });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
@@ -83,4 +69,8 @@ async function legacyBody(contentType: string | undefined, body: Buffer | undefi
     fields.set(name, [...(fields.get(name) ?? []), value]);
   }
   return { kind: 'form', fields };
+}
+
+export function isLegacyDoor(url: string | undefined): boolean {
+  return LEGACY_DOOR_PATHS.has(pathOf(url));
 }

@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { SpaceFeed, Subscriber } from '../live/space-feed.js';
-import { ApiError } from './errors.js';
-import { RETRY_AFTER_SECONDS } from './health.js';
-import { baseUrlOf } from './links.js';
-import { sendJson } from './json.js';
-import { lastValue } from './query.js';
-import type { Resolved } from './request-checks.js';
+import { unavailable } from '../drf/errors.js';
+import { baseUrlOf } from '../drf/links.js';
+import { lastValue } from '../drf/query.js';
+import type { Resolved } from '../drf/resolve.js';
+import { sendJson } from '../http/reply.js';
+import { describeRequest } from '../http/request.js';
 
 /**
  * `GET /api/space/stream/`: the space's state as Server-Sent Events. On connect, the current
@@ -14,9 +14,9 @@ import type { Resolved } from './request-checks.js';
  * change, the moment this process learns of it (live/space-feed.ts). A client that comes back
  * with `Last-Event-ID` (EventSource does it by itself; or `?lastEventId=`) gets the changes it
  * missed instead, then the live ones. A comment line every STREAM_HEARTBEAT_MS keeps proxies from
- * closing an idle stream. The route's checks are the API's (request-checks.ts: 301 without the
+ * closing an idle stream. The route's checks are the API's (drf/resolve.ts: 301 without the
  * slash, 401/403/405 for writes, Allow and Vary), except that it negotiates its own media type
- * (negotiation.ts); it never goes through the response cache.
+ * (drf/negotiation.ts); it never goes through the response cache.
  */
 export const STREAM_HEADERS = {
   'content-type': 'text/event-stream',
@@ -46,7 +46,7 @@ export function streamHandler(feed: SpaceFeed, config: Pick<Config, 'publicUrl'>
   return async function stream(request: FastifyRequest, reply: FastifyReply, resolved: Resolved): Promise<FastifyReply> {
     if (request.method === 'OPTIONS') return sendJson(reply, OPTIONS_BODY);
     // The Host check every API route makes (its base URL is otherwise unused: events hold no links).
-    baseUrlOf(request, config);
+    baseUrlOf(describeRequest(request), config);
     if (request.method === 'HEAD') return reply.code(200).headers(STREAM_HEADERS).send();
 
     const res = reply.raw;
@@ -91,18 +91,11 @@ export function streamHandler(feed: SpaceFeed, config: Pick<Config, 'publicUrl'>
     } catch (error) {
       res.off('close', onClose);
       // Shutting down: come back shortly (to this process's successor, or another one).
-      if (feed.isClosed) throw new ApiError(503, 'Service temporarily unavailable.', { 'retry-after': RETRY_AFTER_SECONDS, connection: 'close' });
+      if (feed.isClosed) throw unavailable({ connection: 'close' });
       throw error;
     }
     // The client left while joining: there is nobody to answer.
     if (gone && !reply.sent) reply.hijack();
     return reply;
   };
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The process's push stream and webhooks (live/space-live.ts). */
-    live: import('../live/space-live.js').SpaceLive;
-  }
 }

@@ -1,11 +1,11 @@
 import { MAX_ID } from '../db/schema.js';
+import { COLLECTIONS, type CollectionPath } from './collections.js';
 
 /**
  * The route table, matched the way Django matches DRF's router patterns: against the
  * percent-decoded path, with an optional format suffix, and with the trailing-slash redirect.
+ * A collection's routes come from its declaration (collections.ts).
  */
-export const COLLECTIONS = ['users', 'space/openings', 'projects', 'meetings', 'events'] as const;
-export type CollectionPath = (typeof COLLECTIONS)[number];
 
 export type RouteKind = 'root' | 'list' | 'detail' | 'status' | 'stream';
 
@@ -26,7 +26,18 @@ export const ALLOW: Record<RouteKind, string> = {
   stream: 'GET, HEAD, OPTIONS',
 };
 
-const collection = COLLECTIONS.join('|');
+/** The methods that write, per kind of route (the others only read). */
+export const WRITE_METHODS: Record<RouteKind, ReadonlySet<string>> = {
+  root: new Set(),
+  list: new Set(['POST']),
+  detail: new Set(['PUT', 'PATCH', 'DELETE']),
+  status: new Set(),
+  stream: new Set(),
+};
+
+export const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+const collection = COLLECTIONS.map((c) => c.path).join('|');
 const PATTERNS: { kind: RouteKind; regex: RegExp }[] = [
   { kind: 'root', regex: /^\/api\/(?:\.([a-z0-9]+)\/?)?$/ },
   { kind: 'list', regex: new RegExp(`^/api/(${collection})(?:/|\\.([a-z0-9]+)/?)$`) },

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply } from 'fastify';
-import { SECURITY_HEADERS, sendJson } from './json.js';
+import { SECURITY_HEADERS } from '../drf/headers.js';
+import { sendJson } from './reply.js';
 
 /** A path the router cannot even decode (`/api/%zz`) is a path we have no route for. */
 export function frameworkError(error: FastifyError, reply: FastifyReply): FastifyReply {

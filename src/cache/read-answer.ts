@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyReply } from 'fastify';
 import type { Config } from '../config.js';
+import { READ_HEADERS, SECURITY_HEADERS } from '../drf/headers.js';
 import { negotiateCoding, type Coding } from './content-coding.js';
 import { noneMatchHits } from './conditional.js';
 import type { Representation } from './representation.js';
@@ -11,8 +11,9 @@ export type ReadConditions = Pick<IncomingHttpHeaders, 'accept-encoding' | 'if-n
 export interface ReadAnswer {
   status: 200 | 304;
   /**
-   * Validators, caching and coding headers (and Content-Type and Content-Length for a 200). The
-   * same object for every answer of that kind from one representation: never modify it.
+   * Every header of the answer: the API's own (security, CORS, Allow, Vary), validators, caching
+   * and coding headers, and Content-Type and Content-Length for a 200. The same object for every
+   * answer of that kind from one representation: never modify it.
    */
   headers: Readonly<Record<string, string>>;
   /** The body in the chosen coding; null for a 304 (HEAD sends the headers of this body alone). */
@@ -54,22 +55,18 @@ export async function readAnswerWhenReady(representation: Representation, condit
   return readAnswer(representation, conditions, options, Date.now())!;
 }
 
-/** Sends an answer through the framework (the fast path writes it to Node's response itself). */
-export function sendAnswer(reply: FastifyReply, answer: ReadAnswer): FastifyReply {
-  reply.code(answer.status).headers(answer.headers);
-  return answer.status === 304 ? reply.send() : reply.send(answer.body);
-}
-
 const CODINGS: readonly Coding[] = ['identity', 'gzip', 'br'];
 
 /**
  * The headers of one kind of answer, built once per representation (they are sent thousands of
- * times). A representation is always answered with the same options (its cache's).
+ * times): the fast path sends them as they are, allocating nothing. A representation is always
+ * answered with the same options (its cache's).
  */
 function headersOf(representation: Representation, status: 200 | 304, coding: Coding, lastModified: string | null, options: ReadOptions): Readonly<Record<string, string>> {
   const slot = (status === 200 ? 6 : 0) + CODINGS.indexOf(coding) * 2 + (lastModified === null ? 0 : 1);
   return representation.remember(slot, () => {
-    const headers: Record<string, string> = { etag: representation.etags[coding], 'cache-control': options.cacheControl };
+    const { allow, vary } = representation.source;
+    const headers: Record<string, string> = { ...SECURITY_HEADERS, ...READ_HEADERS, allow, vary, etag: representation.etags[coding], 'cache-control': options.cacheControl };
     if (lastModified !== null) headers['last-modified'] = lastModified;
     if (status === 200) {
       headers['content-type'] = 'application/json';

@@ -1,19 +1,16 @@
-import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/connection.js';
 import { findToken, touchToken, type TokenInfo } from '../resources/tokens.js';
-import { ApiError, invalidToken } from './errors.js';
+import { ApiError, invalidToken, throttled } from './errors.js';
+import type { HttpRequest } from './request.js';
 import type { RouteMatch } from './routes.js';
 import type { FailureThrottle } from './throttle.js';
-
-export const throttled = (seconds: number) =>
-  new ApiError(429, `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`, { 'retry-after': String(seconds) });
 
 /**
  * DRF's TokenAuthentication, with `Bearer` as a second scheme: no credentials (or another scheme)
  * is anonymous; credentials are checked on every method, and every failure counts towards the
  * client's throttle. The secret never appears in a message or a log.
  */
-export async function authenticate(request: FastifyRequest, db: Db, throttle: FailureThrottle): Promise<TokenInfo | null> {
+export async function authenticate(request: Pick<HttpRequest, 'headers' | 'ip'>, db: Db, throttle: FailureThrottle): Promise<TokenInfo | null> {
   const secret = presentedSecret(request.headers.authorization);
   if (secret === null) return null;
   return checkSecret(db, throttle, request.ip, secret);

@@ -1,27 +1,26 @@
 import { createHash } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { RecordContext } from '../resources/record-context.js';
 import type { TimeFormatter } from '../time.js';
 import { ApiError } from './errors.js';
 import type { Format } from './negotiation.js';
 import { rebuildQuery, type QueryPair } from './query.js';
+import type { HttpRequest } from './request.js';
 
 /** Host names as Django accepts them (plus letter case, which we keep), or an IPv6 literal. */
 export const HOST = /^(?:[A-Za-z0-9.\-_]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
 
 /** `{base}` of the contract: PUBLIC_URL, else scheme and Host of the request. */
-export function baseUrlOf(request: FastifyRequest, config: Pick<Config, 'publicUrl'>): string {
+export function baseUrlOf(request: Pick<HttpRequest, 'host' | 'protocol' | 'localAddress' | 'localPort'>, config: Pick<Config, 'publicUrl'>): string {
   if (config.publicUrl !== null) return config.publicUrl;
   let host = request.host;
   if (!host) {
     // HTTP/1.0 without Host: the address the server answered on.
-    const { localAddress = '127.0.0.1', localPort } = request.socket;
+    const { localAddress = '127.0.0.1', localPort } = request;
     host = (localAddress.includes(':') ? `[${localAddress}]` : localAddress) + (localPort ? `:${localPort}` : '');
   }
   if (!HOST.test(host)) throw new ApiError(400, 'Invalid Host header.');
-  const protocol = request.protocol === 'https' ? 'https' : 'http';
-  return `${protocol}://${host}`;
+  return `${request.protocol}://${host}`;
 }
 
 /** How hyperlinks inside a body carry the request's format (as DRF's reverse() does). */

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
-import { methodNotAllowed } from './errors.js';
+import { methodNotAllowed, RETRY_AFTER_SECONDS } from '../drf/errors.js';
+import { pathOf } from '../drf/request.js';
 
 /**
  * The load balancers' health check: `GET /healthz` (or HEAD) answers 200 while the database
@@ -9,9 +10,6 @@ import { methodNotAllowed } from './errors.js';
  * API: none of the API's conventions (format negotiation, Allow/Vary, authentication) apply.
  */
 export const HEALTH_PATH = '/healthz';
-
-/** Seconds a client should wait before retrying a 503 (health check and API alike). */
-export const RETRY_AFTER_SECONDS = '5';
 
 /** Longest a health check waits for the database, whatever the statement timeout. */
 const MAX_PING_MS = 2000;
@@ -21,9 +19,7 @@ const DOWN = Buffer.from(JSON.stringify({ status: 'unavailable', database: 'down
 
 /** Whether a request target (path and query) is the health check; the query is ignored. */
 export function isHealthCheck(url: string | undefined): boolean {
-  if (url === undefined) return false;
-  const q = url.indexOf('?');
-  return (q === -1 ? url : url.slice(0, q)) === HEALTH_PATH;
+  return pathOf(url) === HEALTH_PATH;
 }
 
 /** How long a health check waits for the database: the statement timeout, at most 2 s. */

@@ -1,21 +1,25 @@
-import type { TObject, TSchema } from '@sinclair/typebox';
-import { EventRecord } from '../resources/events.js';
-import { MeetingRecord } from '../resources/meetings.js';
-import { OpeningRecord } from '../resources/openings.js';
-import { ProjectRecord } from '../resources/projects.js';
+import type { TSchema } from '@sinclair/typebox';
 import type { TokenInfo } from '../resources/tokens.js';
-import { UserRecord } from '../resources/users.js';
 import { mayWrite } from './auth.js';
-import type { CollectionPath, RouteMatch } from './routes.js';
-import { writable } from './writes.js';
+import { collections } from './collections.js';
+import type { RouteMatch } from './routes.js';
 
-const RECORDS: Record<CollectionPath, TObject> = {
-  users: UserRecord,
-  'space/openings': OpeningRecord,
-  projects: ProjectRecord,
-  meetings: MeetingRecord,
-  events: EventRecord,
-};
+/** What DRF's views say they parse. */
+const PARSES = ['application/json', 'application/x-www-form-urlencoded'];
+
+/** DRF's metadata for OPTIONS on an API route (not the stream's), with `actions` when the caller may write there. */
+export function optionsBody(route: RouteMatch, token: TokenInfo | null) {
+  if (route.kind === 'root') {
+    return { name: 'Api Root', description: 'The default basic root view for DefaultRouter', renders: ['application/json'], parses: PARSES };
+  }
+  if (route.kind === 'status') {
+    return { name: 'Space Status', description: 'Whether the space is open, and since when (the latest opening; nulls before the first).', renders: ['application/json'], parses: PARSES };
+  }
+  const view = collections[route.collection!].viewName;
+  const body = { name: `${view} ${route.kind === 'list' ? 'List' : 'Instance'}`, description: '', renders: ['application/json'], parses: PARSES };
+  const actions = actionsFor(route, token);
+  return actions ? { ...body, actions } : body;
+}
 
 /** Fields a door token may set: only the state (the time is the server's). */
 const DOOR_FIELDS = new Set(['is_open']);
@@ -29,16 +33,15 @@ export function actionsFor(route: RouteMatch, token: TokenInfo | null): Record<s
   if (token === null || route.collection === null) return undefined;
   const method = route.kind === 'list' ? 'POST' : 'PUT';
   if (!mayWrite(token, route, method)) return undefined;
-  const collection = route.collection!;
-  const fields = writable[collection].fields;
+  const { fields, record } = collections[route.collection];
   const writableNames = token.scope === 'admin' ? new Set(Object.keys(fields.properties)) : DOOR_FIELDS;
   const required = new Set(fields.required ?? []);
   const described: Record<string, object> = {};
-  const names = [...Object.keys(RECORDS[collection].properties), ...Object.keys(fields.properties)];
+  const names = [...Object.keys(record.properties), ...Object.keys(fields.properties)];
   for (const name of new Set(names)) {
     const field = fields.properties[name] as TSchema | undefined;
     if (field && writableNames.has(name)) described[name] = describeWritable(field, required.has(name));
-    else if (!field || !field.writeOnly) described[name] = describeReadOnly(name, (RECORDS[collection].properties[name] ?? field) as TSchema);
+    else if (!field || !field.writeOnly) described[name] = describeReadOnly(name, (record.properties[name] ?? field) as TSchema);
   }
   return { [method]: described };
 }

@@ -1,0 +1,122 @@
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { FastReads } from './cache/fast-path.js';
+import { ResponseCache } from './cache/response-cache.js';
+import type { Config } from './config.js';
+import { openDatabase, type DatabaseHandle } from './db/connection.js';
+import { avatarUrls } from './drf/links.js';
+import { corsHeaders, SECURITY_HEADERS } from './drf/headers.js';
+import { notFound, unavailable } from './drf/errors.js';
+import { checkRequest, routeHeaders, routeOf, type Resolved } from './drf/resolve.js';
+import { FailureThrottle } from './drf/throttle.js';
+import { apiHandler } from './handlers/api.js';
+import { isLegacyDoor, legacyDoorHandler } from './handlers/legacy-door.js';
+import { isSpaceApi, spaceApiHandler } from './handlers/spaceapi.js';
+import { handleError } from './http/error-handler.js';
+import { healthCheck, isHealthCheck, pingTimeoutOf } from './http/health.js';
+import { nodeServer, type NodeServer } from './http/node-server.js';
+import { describeRequest } from './http/request.js';
+import { clientError, frameworkError } from './http/transport-errors.js';
+import { SpaceLive } from './live/space-live.js';
+import { AnnouncedWrites } from './live/writes.js';
+import { serializeRequest } from './log.js';
+import { loadSpaceApi } from './spaceapi/config-file.js';
+import { TimeFormatter } from './time.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** What the checks before the handler learnt (drf/resolve.ts); unset outside the API's routes. */
+    resolved?: Resolved;
+  }
+  interface FastifyInstance {
+    /** The process's push stream and webhooks (live/space-live.ts). */
+    live: SpaceLive;
+  }
+}
+
+export interface AppDependencies {
+  /** An open database; when omitted, the app opens config.database and closes it with itself. */
+  database?: DatabaseHandle;
+  /** Pino options or false; defaults to JSON logs at config.logLevel. */
+  logger?: boolean | object;
+}
+
+/**
+ * The service as a Fastify app. Fastify is a thin shell here: one wildcard route, with our own
+ * router (drf/routes.ts) behind it, and Node's server in front of it answering repeated reads
+ * from the response cache (cache/fast-path.ts). This function only wires the parts together.
+ */
+export async function buildApp(config: Config, deps: AppDependencies = {}): Promise<FastifyInstance> {
+  // The operator's SpaceAPI file, checked before anything opens: a bad one is a ConfigError.
+  const spaceApiSetup = loadSpaceApi(config);
+  const database = deps.database ?? openDatabase(config.database);
+  const logger = deps.logger ?? { level: config.logLevel };
+  let node: NodeServer | undefined;
+  let closing = false;
+  const app = Fastify({
+    serverFactory: (handler) => (node = nodeServer(handler)).server,
+    logger: typeof logger === 'object' ? { ...logger, serializers: { req: serializeRequest } } : logger,
+    trustProxy: config.trustProxy,
+    // Paths are matched by our own route table (drf/routes.ts), so Fastify's router sees one wildcard.
+    routerOptions: { maxParamLength: 65_536 },
+    frameworkErrors: (error, _request, reply) => frameworkError(error, reply as FastifyReply),
+    clientErrorHandler: clientError,
+    exposeHeadRoutes: false,
+    // While closing we answer ourselves, in the contract's shape (see `closing` below).
+    return503OnClosing: false,
+  });
+  if (!deps.database) app.addHook('onClose', () => database.close());
+  // Bodies are kept as bytes and parsed by the write handlers (drf/body.ts), after authentication
+  // and the record lookup, as DRF orders it; reads ignore them.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+
+  const times = new TimeFormatter(config.timeZone);
+  const cache = new ResponseCache(config.responseCacheBytes);
+  const fast = new FastReads({ config, database, cache, log: app.log, isClosing: () => closing, openConnections: () => node!.openConnections() });
+  node!.setFront((request, response, next) => fast.serve(request, response, next));
+  // The push stream and webhooks; their streams end before the server closes.
+  const live = new SpaceLive(config, database, times, app.log);
+  app.decorate('live', live);
+  app.addHook('preClose', () => live.close());
+  const writes = new AnnouncedWrites(database, live.committed);
+  const throttle = new FailureThrottle();
+  const health = healthCheck(database, pingTimeoutOf(config));
+  const spaceApi = spaceApiSetup && spaceApiHandler(database, spaceApiSetup, config);
+  if (spaceApiSetup) {
+    app.log.info({ spaceapi: spaceApiSetup.file, api_compatibility: spaceApiSetup.compatibility }, `SpaceAPI document from ${spaceApiSetup.file}`);
+    for (const note of spaceApiSetup.notes) app.log.warn({ spaceapi: spaceApiSetup.file }, `SpaceAPI: ${note}`);
+  }
+  const legacyDoor = legacyDoorHandler(database.db, writes, throttle);
+  const api = apiHandler({ config, database, times, avatar: avatarUrls(config), cache, fast, feed: live.feed, writes });
+
+  // Before the body is read: the checks that DRF makes first (drf/resolve.ts), and the routes
+  // that live outside the API.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.headers(SECURITY_HEADERS).headers(corsHeaders(request.method, request.headers));
+    // Requests still arriving on kept-alive connections while shutting down: come back shortly.
+    if (closing) throw unavailable({ connection: 'close' });
+    // The load balancers' check is not part of the API: answered here, before the API's routing.
+    const url = request.raw.url;
+    if (isHealthCheck(url)) return health(request, reply);
+    if (spaceApi && isSpaceApi(url)) return spaceApi(request, reply);
+    if (isLegacyDoor(url)) return;
+    const target = fast.targetOf(request.raw);
+    const routing = routeOf(target);
+    if (routing.location !== undefined) return reply.code(301).header('location', routing.location).send();
+    reply.headers(routeHeaders(routing.route));
+    request.resolved = await checkRequest(describeRequest(request), routing.route, target, database.db, throttle);
+  });
+  app.setErrorHandler(handleError);
+
+  const handle = async (request: Parameters<typeof api>[0], reply: FastifyReply) => {
+    if (isLegacyDoor(request.raw.url)) return legacyDoor(request, reply);
+    if (!request.resolved) throw notFound();
+    return api(request, reply, request.resolved);
+  };
+  app.all('*', handle);
+  app.setNotFoundHandler(handle);
+  return app;
+}

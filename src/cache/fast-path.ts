@@ -1,0 +1,152 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.js';
+import type { DatabaseHandle } from '../db/connection.js';
+import type { VersionSnapshot } from '../db/table-versions.js';
+import { HOST } from '../drf/links.js';
+import { acceptsJson } from '../drf/negotiation.js';
+import { sortedQuery, type QueryPair } from '../drf/query.js';
+import { parseTarget, type Target } from '../drf/request.js';
+import { redactUrl } from '../log.js';
+import { readAnswer } from './read-answer.js';
+import type { ResponseCache } from './response-cache.js';
+import { TurnVersions } from './turn-versions.js';
+
+/**
+ * The cache key of a GET: everything its body depends on. The base URL (links are absolute),
+ * the path as sent (links repeat it; it names the route and any format suffix) and the query
+ * as the page links rebuild it (pairs sorted by key, re-encoded), so `?page=2&page_size=5` and
+ * `?page_size=5&page=2` share one entry. The content coding is chosen within the entry.
+ */
+export function cacheKey(base: string, rawPath: string, pairs: readonly QueryPair[]): string {
+  return pairs.length === 0 ? `${base} ${rawPath}` : `${base} ${rawPath}?${sortedQuery(pairs)}`;
+}
+
+/**
+ * What the fast path learnt of a request it passed on to the full path, which uses it instead of
+ * doing the work again: the target, parsed once, and the versions, read after the request
+ * arrived (so as fresh as the full path needs; when the database is down, the request waits for
+ * one failed read, not two).
+ */
+interface PassedOn {
+  target: Target;
+  versions?: Promise<VersionSnapshot>;
+}
+
+export interface FastReadsOptions {
+  config: Config;
+  database: DatabaseHandle;
+  cache: ResponseCache;
+  log: FastifyBaseLogger;
+  isClosing: () => boolean;
+  /** The HTTP server's open connections (see TurnVersions). */
+  openConnections: () => number;
+}
+
+/**
+ * The way past the framework for repeated reads: a GET or HEAD whose response is in the cache,
+ * still built from the current versions of its tables, is answered straight from Node's request
+ * handler, with the headers the full path would send (cache/read-answer.ts builds them for both).
+ * Anything else (a miss, a stale entry, a coding not made yet, credentials to check, an Accept
+ * that needs negotiating, a base URL that needs proxy headers, shutdown) goes to the framework,
+ * which answers it and fills the cache.
+ */
+export class FastReads {
+  private readonly passedOn = new WeakMap<IncomingMessage, PassedOn>();
+  /** SQLite reads its versions itself, once per turn; PostgreSQL answers from its read lease. */
+  private readonly turn: TurnVersions | null;
+  /** Fastify logs every request at info; the fast path does the same, in one line. */
+  private readonly logRequests: boolean;
+  /** Requests of one client name the same host: it is checked once, not on every request. */
+  private lastHost = '';
+
+  constructor(private readonly options: FastReadsOptions) {
+    const { database } = options;
+    this.turn = database.engine === 'sqlite' ? new TurnVersions(() => localVersions(database), options.openConnections) : null;
+    this.logRequests = ['info', 'debug', 'trace'].includes(options.log.level);
+  }
+
+  /** The target of a request, parsed once: by the fast path if it saw it, else now. */
+  targetOf(request: IncomingMessage): Target {
+    return this.passedOn.get(request)?.target ?? parseTarget(request.url ?? '/');
+  }
+
+  /** The versions a read is answered under: those the fast path read for it, if it did. */
+  versionsFor(request: IncomingMessage): Promise<VersionSnapshot> {
+    return this.passedOn.get(request)?.versions ?? this.options.database.versions();
+  }
+
+  /** Answers from the cache, or calls `fallback` (nothing sent) for the framework to answer. */
+  serve(request: IncomingMessage, response: ServerResponse, fallback: () => void): void {
+    const { cache, database, isClosing } = this.options;
+    const eligible = this.eligible(request);
+    if (eligible === null || isClosing() || !cache.has(eligible.key)) return fallback();
+    const passOn = (versions?: Promise<VersionSnapshot>) => {
+      this.passedOn.set(request, { target: eligible.target, versions });
+      fallback();
+    };
+    const start = this.logRequests ? performance.now() : 0;
+    // Any failure (a database that cannot be read) is the framework's to answer, as a 503.
+    const answer = (snapshot: VersionSnapshot, versions?: Promise<VersionSnapshot>) => {
+      try {
+        if (!this.answerFrom(snapshot, eligible.key, request, response, start)) passOn(versions);
+      } catch {
+        if (!response.headersSent) passOn(versions);
+      }
+    };
+    let now: VersionSnapshot | null;
+    try {
+      now = this.turn !== null ? this.turn.get(request.socket) : database.versionsNow();
+    } catch {
+      return passOn();
+    }
+    if (now !== null) return answer(now);
+    const versions = database.versions();
+    versions.then((snapshot) => answer(snapshot, versions), () => passOn(versions));
+  }
+
+  private answerFrom(snapshot: VersionSnapshot, key: string, request: IncomingMessage, response: ServerResponse, start: number): boolean {
+    const { cache, config, log } = this.options;
+    cache.observe(snapshot);
+    const representation = cache.get(key, snapshot);
+    if (representation === undefined) return false;
+    const answer = readAnswer(representation, request.headers, config, Date.now());
+    if (answer === undefined) return false;
+    response.writeHead(answer.status, answer.headers);
+    response.end(request.method === 'HEAD' ? undefined : answer.body ?? undefined);
+    if (this.logRequests) {
+      log.info({ req: { method: request.method, url: redactUrl(request.url), host: request.headers.host }, res: { statusCode: answer.status }, responseTime: performance.now() - start }, 'request completed from the response cache');
+    }
+    return true;
+  }
+
+  /** The cache key (and target) of a request the fast path may answer, or null. */
+  private eligible(request: IncomingMessage): { key: string; target: Target } | null {
+    const { method, headers, url } = request;
+    if ((method !== 'GET' && method !== 'HEAD') || url === undefined || !url.startsWith('/api/')) return null;
+    // Credentials are checked (a bad token is a 401 even on a read); a body is the framework's to handle.
+    if (headers.authorization !== undefined || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return null;
+    if (!acceptsJson(headers.accept)) return null;
+    const { config } = this.options;
+    let base = config.publicUrl;
+    if (base === null) {
+      // Behind trusted proxies the base comes from forwarded headers, as the framework reads them.
+      if (config.trustProxy !== false) return null;
+      const host = headers.host;
+      if (host === undefined) return null;
+      if (host !== this.lastHost) {
+        if (!HOST.test(host)) return null;
+        this.lastHost = host;
+      }
+      base = `http://${host}`;
+    }
+    const target = parseTarget(url);
+    return { key: cacheKey(base, target.rawPath, target.query), target };
+  }
+}
+
+function localVersions(database: DatabaseHandle): VersionSnapshot {
+  const now = database.versionsNow();
+  if (now === null) throw new Error(`the ${database.engine} handle cannot read its versions without waiting`);
+  return now;
+}

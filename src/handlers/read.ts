@@ -1,0 +1,101 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastReads } from '../cache/fast-path.js';
+import { cacheKey } from '../cache/fast-path.js';
+import { readAnswerWhenReady } from '../cache/read-answer.js';
+import { Representation, sourceOf } from '../cache/representation.js';
+import type { ResponseCache } from '../cache/response-cache.js';
+import { SharedBuilds } from '../cache/shared-builds.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/connection.js';
+import type { VersionedTable } from '../db/table-versions.js';
+import { COLLECTIONS, collections } from '../drf/collections.js';
+import { notFound } from '../drf/errors.js';
+import { apiUrl, linkStyle, pageUrl, recordContext } from '../drf/links.js';
+import { pageCount, pageNumberOf, pageSizeOf } from '../drf/pagination.js';
+import type { Resolved } from '../drf/resolve.js';
+import { parseId, type RouteMatch } from '../drf/routes.js';
+import { routeHeaders } from '../drf/resolve.js';
+import { sendAnswer } from '../http/reply.js';
+import { json } from '../json.js';
+import { currentSpaceState, OpeningPositions, spaceStatusRecord } from '../resources/openings.js';
+import type { TimeFormatter } from '../time.js';
+
+export interface ReadDependencies {
+  db: Db;
+  config: Config;
+  times: TimeFormatter;
+  avatar: (email: string) => string;
+  cache: ResponseCache;
+  fast: FastReads;
+}
+
+/**
+ * GET and HEAD on an API route: from the response cache when the tables the body was built from
+ * have not changed since, else built once (however many requests ask at the same time) and kept.
+ */
+export function readHandler({ db, config, times, avatar, cache, fast }: ReadDependencies) {
+  const buildBody = bodyBuilder({ db, config, times, avatar });
+  const builds = new SharedBuilds<Representation>();
+  return async function read(request: FastifyRequest, reply: FastifyReply, resolved: Resolved, base: string): Promise<FastifyReply> {
+    const key = cacheKey(base, resolved.rawPath, resolved.query);
+    // Read before the body is built, so that the body is at least as new as the versions it is filed under.
+    const snapshot = await fast.versionsFor(request.raw);
+    cache.observe(snapshot);
+    let representation = cache.get(key, snapshot);
+    if (representation === undefined) {
+      const source = sourceOf(snapshot, readsOf(resolved.route), routeHeaders(resolved.route));
+      representation = await builds.run(`${key}\n${source.versions.join('.')}`, async () => {
+        const built = new Representation(json(await buildBody(resolved, base)), source);
+        cache.set(key, built);
+        return built;
+      });
+    }
+    const answer = await readAnswerWhenReady(representation, request.headers, config);
+    cache.resize(key, representation);
+    return sendAnswer(reply, answer);
+  };
+}
+
+/** The tables a GET on a route reads: what the cache checks its response against. */
+function readsOf(route: RouteMatch): readonly VersionedTable[] {
+  if (route.kind === 'root') return [];
+  if (route.kind === 'status') return ['openings'];
+  return collections[route.collection!].reads;
+}
+
+type BodyDependencies = Pick<ReadDependencies, 'db' | 'config' | 'times' | 'avatar'>;
+
+/** The body of a GET on any API route: the root, the space's status, a page of a collection, or one record. */
+function bodyBuilder({ db, config, times, avatar }: BodyDependencies) {
+  const openingPositions = new OpeningPositions();
+  return async function buildBody(resolved: Resolved, base: string): Promise<unknown> {
+    const { route } = resolved;
+    const style = linkStyle(base, route.suffix, resolved.format);
+    if (route.kind === 'root') return Object.fromEntries(COLLECTIONS.map(({ path }) => [path, apiUrl(style, path)]));
+    if (route.kind === 'status') return spaceStatusRecord(await currentSpaceState(db), { time: (micros) => times.format(micros) });
+    const resource = collections[route.collection!];
+    const ctx = recordContext(style, config, times, avatar);
+    if (route.kind === 'detail') {
+      const id = parseId(route.id!);
+      const record = id === null ? undefined : await resource.find(db, id, ctx);
+      if (record === undefined) throw notFound();
+      return record;
+    }
+    const size = pageSizeOf(resolved.query, config);
+    // One snapshot for the count and the page, so that a concurrent write can't split them
+    // (PostgreSQL's default READ COMMITTED takes a snapshot per statement; SQLite's is per transaction).
+    const { count, pages, page, results } = await db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
+      const count = await resource.count(trx);
+      const pages = pageCount(count, size);
+      const page = pageNumberOf(resolved.query, pages);
+      const results = await resource.page(trx, { offset: (page - 1) * size, limit: size, openingPositions }, resolved.query, ctx);
+      return { count, pages, page, results };
+    });
+    return {
+      count,
+      next: page < pages ? pageUrl(base, resolved.rawPath, resolved.query, page + 1) : null,
+      previous: page > 1 ? pageUrl(base, resolved.rawPath, resolved.query, page - 1) : null,
+      results,
+    };
+  };
+}
