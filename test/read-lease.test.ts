@@ -185,7 +185,7 @@ describe('read leases (PostgreSQL)', () => {
       assert.equal(await frozen.ended(), '57P01');
       // The writer let go of its session locks: the next write needs no wait.
       await writeTransaction(writer.handle.db, (trx) => importRecords(trx, [newUser(451)]));
-      assert.deepEqual(await sql`select pid from pg_locks where locktype = 'advisory' and granted and mode = 'ExclusiveLock'`.execute(writer.handle.db).then((r) => r.rows), []);
+      assert.deepEqual(await sql`select pid from pg_locks where locktype = 'advisory' and granted and mode = 'ExclusiveLock' and database = (select oid from pg_database where datname = current_database())`.execute(writer.handle.db).then((r) => r.rows), []);
     } finally {
       await frozen.close();
       await impatient.close();
