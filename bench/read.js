@@ -36,7 +36,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { datasetSizes, demoArgs, isPg, pgDescribe, readDataset, scratchCopy } from './lib/dataset.js';
-import { Rounds, figure, render, textFigure } from './lib/figures.js';
+import { Rounds, figure, render, textFigure, worseInEveryRound } from './lib/figures.js';
 import { answerBytes, freePort, get, saveAnswer, waitFor200 } from './lib/http.js';
 import { fail, log, safeUrl } from './lib/log.js';
 import { IdleChecks, cpuPlacement, dropPageCache, machineNote } from './lib/machine.js';
@@ -207,6 +207,10 @@ async function main() {
     '',
   );
   if (engine === 'postgres') p("RSS counts the Node processes only: PostgreSQL's own memory is not included.", '');
+  if (programs.length > 1) {
+    const sections = [['A', ab.rowsA], ['A gzip', ab.rowsGzip], ['A cache off', c1.rowsOff], ['A after C1', c1.rowsAfterWalk], ['B', ab.rowsB], ['C1', c1.rowsWalk], ['C2', c1.rowsDeep], ['C3', c3.rows], ['D', d.rows]];
+    p('### Figures where "after" was worse than "before" in every round', '', ...worseInEveryRound(sections), '');
+  }
   p('### Verdicts (on "after")', '', ...verdicts.map((v) => `- ${v.text} — **${v.ok ? 'ok' : 'MISSED'}**`), '');
   p('### Notes', '', ...notes.map((n) => `- ${n}`));
   p(`- ${idle.note()}`, `- Machine: ${machineNote()}; run time ${runtimeS} s.`);

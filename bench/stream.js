@@ -31,7 +31,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pgServer, scratchEmpty } from './lib/dataset.js';
-import { Rounds, figure, render } from './lib/figures.js';
+import { Rounds, figure, render, worseInEveryRound } from './lib/figures.js';
 import { fail, log } from './lib/log.js';
 import { IdleChecks, machineNote } from './lib/machine.js';
 import { engineName, engines as enginesOf, parseOptions } from './lib/options.js';
@@ -168,6 +168,7 @@ async function main() {
     '',
     render('engine, run', rows, labels),
     '',
+    ...(programs.length > 1 ? ['Figures where "after" was worse than "before" in every round:', '', ...worseInEveryRound([['stream', rows]]), ''] : []),
     '### Verdicts (on "after")',
     '',
     ...verdicts.map((v) => `- ${v.text} — **${v.ok ? 'ok' : 'MISSED'}**`),

@@ -33,7 +33,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { cachedIsCurrent, cachedLocation, datasetSizes, demoArgs, historyRepeats, isPg, openingsStat, pgDescribe, pgServer, pgVacuum, scratchCopy, scratchEmpty } from './lib/dataset.js';
-import { Rounds, figure, render } from './lib/figures.js';
+import { Rounds, figure, render, worseInEveryRound } from './lib/figures.js';
 import { fail, log, safeUrl, sleep } from './lib/log.js';
 import { IdleChecks, machineNote } from './lib/machine.js';
 import { code } from './lib/markdown.js';
@@ -174,6 +174,7 @@ async function main() {
     '',
     render('engine, case, wrk', rows, labels),
     '',
+    ...(programs.length > 1 ? ['Figures where "after" was worse than "before" in every round:', '', ...worseInEveryRound([['write', rows]]), ''] : []),
     ...engines.map((e) => `- ${engineNotes[e]}`),
     '- 201 and 200 are answers per round; new rows are checked against the 201s (plus at most one per connection: posts abandoned when wrk stops still arrive).',
     `- ${idle.note()}`,

@@ -64,3 +64,24 @@ export class Rounds {
     return Object.fromEntries(labels.map((l) => [l, pairwise(x[l] ?? [], y[l] ?? y.all ?? [])]));
   }
 }
+
+/**
+ * With before and after: the figures where after was worse than before in every round (each
+ * round's after ÷ before on the wrong side of 1), as Markdown bullet lines. A single round's
+ * difference is noise as often as not; one that holds in every round is worth a look.
+ */
+export function worseInEveryRound(sections) {
+  const lines = [];
+  for (const [title, rows] of sections) {
+    for (const row of rows) {
+      for (const f of row.figures) {
+        if (f.text !== undefined || !f.values.before || !f.values.after) continue;
+        const ratios = pairwise(f.values.after, f.values.before).filter(Number.isFinite);
+        if (ratios.length === 0) continue;
+        const worse = f.better === 'lower' ? ratios.every((r) => r > 1) : ratios.every((r) => r < 1);
+        if (worse) lines.push(`- ${title}, ${row.label}, ${f.name}: after ÷ before ${spread(ratios, 3)}`);
+      }
+    }
+  }
+  return lines.length ? lines : ['- none'];
+}

@@ -48,47 +48,63 @@ function productionDependencies(dir) {
   return JSON.stringify({ dependencies: pkg.dependencies ?? {}, packages });
 }
 
+/** The version of a package that a lockfile pins. */
+function pinned(dir, name) {
+  const lock = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8'));
+  return lock.packages?.[`node_modules/${name}`]?.version ?? 'none';
+}
+
 /**
  * The bundle of another commit: `git worktree add --detach` in a temporary folder, its
  * dependencies (the repository's node_modules through a symlink when both lockfiles pin the same
- * non-dev packages, else `npm ci` there), `node scripts/build.mjs`, and the worktree removed at
- * the end of the run.
+ * non-dev packages, else `npm ci --ignore-scripts` there: the build needs no install script),
+ * `node scripts/build.mjs`, the bundle copied into the run's folder and the worktree removed. The
+ * bundle's one external package, the native better-sqlite3, is then loaded from the repository's
+ * node_modules, like the working tree's bundle (the description says when the versions differ).
  */
-export async function programOfRef(root, ref, label = 'before') {
+export async function programOfRef(root, work, ref, label = 'before') {
   const commit = (await runOk('git', ['-C', root, 'rev-parse', '--verify', `${ref}^{commit}`], `git rev-parse ${ref}`)).trim();
   const short = commit.slice(0, 7);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `hackerspace-bench-${short}-`));
   fs.rmdirSync(dir);
   log(`--compare ${ref}: a worktree of ${short} in ${dir}`);
   await runOk('git', ['-C', root, 'worktree', 'add', '--detach', dir, commit], 'git worktree add');
-  atExit(async () => {
+  let removed = false;
+  const remove = async () => {
+    if (removed) return;
+    removed = true;
     await run('git', ['-C', root, 'worktree', 'remove', '--force', dir]);
     fs.rmSync(dir, { recursive: true, force: true });
     await run('git', ['-C', root, 'worktree', 'prune']);
     log(`removed the worktree ${dir}`);
-  });
+  };
+  atExit(remove);
   let deps;
   if (productionDependencies(dir) === productionDependencies(root) && fs.existsSync(path.join(root, 'node_modules'))) {
     fs.symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
     deps = "the repository's node_modules (both lockfiles pin the same non-dev packages)";
   } else {
-    log(`--compare ${ref}: its lockfile pins other packages than this one: npm ci in the worktree`);
-    await runOk('npm', ['ci', '--no-audit', '--no-fund'], 'npm ci in the worktree', { cwd: dir });
-    deps = 'its own node_modules (`npm ci`: its lockfile pins other packages)';
+    log(`--compare ${ref}: its lockfile pins other packages than this one: npm ci --ignore-scripts in the worktree`);
+    await runOk('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], 'npm ci in the worktree', { cwd: dir });
+    deps = 'its own node_modules (`npm ci --ignore-scripts`: its lockfile pins other packages)';
   }
+  const sqliteThen = pinned(dir, 'better-sqlite3');
+  const sqliteNow = pinned(root, 'better-sqlite3');
   await runOk(process.execPath, ['scripts/build.mjs'], `the build of ${short}`, { cwd: dir });
   const bundle = path.join(dir, 'dist/hackerspace-api.mjs');
   if (!fs.existsSync(bundle)) fail(`the build of ${short} wrote no dist/hackerspace-api.mjs`);
-  const cli = path.join(dir, `bench-cli-${label}.mjs`);
+  const cli = path.join(work, `bench-cli-${label}.mjs`);
   fs.copyFileSync(bundle, cli);
-  return { label, cli, rev: short, description: `commit ${short} (\`${ref}\`), built in a temporary worktree with ${deps} (copy ${sha(cli)})` };
+  await remove();
+  const addon = sqliteThen === sqliteNow ? '' : `; **better-sqlite3 ${sqliteNow} at run time where that commit pins ${sqliteThen}**`;
+  return { label, cli, rev: short, description: `commit ${short} (\`${ref}\`), built in a temporary worktree with ${deps} (copy ${sha(cli)})${addon}` };
 }
 
 /** The programs of a run: [after], or [before, after] with --compare. */
 export async function programs(root, work, compareRef) {
   const after = await currentProgram(root, work, 'after');
   if (!compareRef) return [after];
-  return [await programOfRef(root, compareRef, 'before'), after];
+  return [await programOfRef(root, work, compareRef, 'before'), after];
 }
 
 // The configuration variables the server reads, other than the ones a driver sets, are removed
