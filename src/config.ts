@@ -68,7 +68,10 @@ export const DEFAULT_DATABASE_FILE = 'data/hackerspace.sqlite';
 
 /** Thrown for a bad environment variable; the message names the variable. */
 export class ConfigError extends Error {
-  constructor(readonly variable: string, reason: string) {
+  constructor(
+    readonly variable: string,
+    reason: string,
+  ) {
     super(`${variable}: ${reason}`);
     this.name = 'ConfigError';
   }
@@ -150,11 +153,13 @@ function readTrustProxy(raw: string | undefined): boolean | string {
   if (['true', '1', 'yes', 'on'].includes(value)) return true;
   if (['false', '0', 'no', 'off'].includes(value)) return false;
   // A comma-separated list of proxy addresses or CIDR ranges.
-  if (/^[0-9a-f:./,\s]+$/.test(value)) return value.split(',').map((s) => s.trim()).filter(Boolean).join(',');
-  throw new ConfigError(
-    'TRUST_PROXY',
-    `expected true, false or a comma-separated list of proxy addresses, got ${JSON.stringify(raw)}`,
-  );
+  if (/^[0-9a-f:./,\s]+$/.test(value))
+    return value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .join(',');
+  throw new ConfigError('TRUST_PROXY', `expected true, false or a comma-separated list of proxy addresses, got ${JSON.stringify(raw)}`);
 }
 
 function readTimeZone(raw: string | undefined): string {
@@ -187,7 +192,10 @@ function readSpaceApiConfig(raw: string | undefined): string | null {
 function readWebhookUrls(raw: string | undefined): string[] {
   if (raw === undefined || raw.trim() === '') return [];
   const urls: string[] = [];
-  for (const [index, item] of raw.split(',').map((s) => s.trim()).entries()) {
+  for (const [index, item] of raw
+    .split(',')
+    .map((s) => s.trim())
+    .entries()) {
     if (item === '') continue;
     let url: URL;
     try {

@@ -33,8 +33,17 @@ export class TimeFormatter {
     const offset = this.offsetSeconds(seconds);
     const wall = new Date((seconds + offset) * 1000);
     let text =
-      pad(wall.getUTCFullYear(), 4) + '-' + pad(wall.getUTCMonth() + 1, 2) + '-' + pad(wall.getUTCDate(), 2) +
-      'T' + pad(wall.getUTCHours(), 2) + ':' + pad(wall.getUTCMinutes(), 2) + ':' + pad(wall.getUTCSeconds(), 2);
+      pad(wall.getUTCFullYear(), 4) +
+      '-' +
+      pad(wall.getUTCMonth() + 1, 2) +
+      '-' +
+      pad(wall.getUTCDate(), 2) +
+      'T' +
+      pad(wall.getUTCHours(), 2) +
+      ':' +
+      pad(wall.getUTCMinutes(), 2) +
+      ':' +
+      pad(wall.getUTCSeconds(), 2);
     if (fraction !== 0) text += '.' + pad(fraction, 6);
     return text + formatOffset(offset);
   }
@@ -86,8 +95,7 @@ function formatOffset(offsetSeconds: number): string {
   return sign + pad(hours, 2) + ':' + pad(minutes, 2) + (seconds ? ':' + pad(seconds, 2) : '');
 }
 
-const ISO_PATTERN =
-  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2}(?::?\d{2})?)?)$/i;
+const ISO_PATTERN = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2}(?::?\d{2})?)?)$/i;
 
 /**
  * Parses an ISO 8601 date-time that carries its UTC offset (`Z` or `±HH:MM`) to microseconds.
@@ -97,8 +105,12 @@ export function parseIsoMicros(text: string): number | null {
   const m = ISO_PATTERN.exec(text.trim());
   if (!m) return null;
   const [, y, mo, d, h, mi, s = '0', frac = '', zone] = m;
-  const year = Number(y), month = Number(mo), day = Number(d);
-  const hour = Number(h), minute = Number(mi), second = Number(s);
+  const year = Number(y),
+    month = Number(mo),
+    day = Number(d);
+  const hour = Number(h),
+    minute = Number(mi),
+    second = Number(s);
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return null;
   const ms = utcMillis(year, month, day, hour, minute, second);
   const check = new Date(ms);

@@ -26,14 +26,27 @@ e-mail addresses: bodies are not logged.
       const entries = await listAudit(database.db, limit);
       if (values.json) {
         for (const e of entries) {
-          process.stdout.write(JSON.stringify({ id: e.id, time: formatIsoUtc(e.timeUs), token: e.tokenName, method: e.method, path: e.path, record: e.recordId, status: e.status }) + '\n');
+          process.stdout.write(
+            JSON.stringify({ id: e.id, time: formatIsoUtc(e.timeUs), token: e.tokenName, method: e.method, path: e.path, record: e.recordId, status: e.status }) + '\n',
+          );
         }
         return 0;
       }
-      const rows = [['ID', 'TIME', 'TOKEN', 'METHOD', 'PATH', 'RECORD', 'STATUS'],
-        ...entries.map((e) => [String(e.id), formatIsoUtc(e.timeUs), e.tokenName, e.method, e.path, e.recordId === null ? '-' : String(e.recordId), String(e.status)])];
+      const rows = [
+        ['ID', 'TIME', 'TOKEN', 'METHOD', 'PATH', 'RECORD', 'STATUS'],
+        ...entries.map((e) => [String(e.id), formatIsoUtc(e.timeUs), e.tokenName, e.method, e.path, e.recordId === null ? '-' : String(e.recordId), String(e.status)]),
+      ];
       const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-      process.stdout.write(rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n') + '\n');
+      process.stdout.write(
+        rows
+          .map((r) =>
+            r
+              .map((cell, i) => cell.padEnd(widths[i]))
+              .join('  ')
+              .trimEnd(),
+          )
+          .join('\n') + '\n',
+      );
       return 0;
     } finally {
       await database.close();

@@ -2,14 +2,7 @@ import type { Config } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
 import type { CountedTable } from '../db/schema.js';
-import {
-  DEFAULT_DEMO_SEED,
-  demoRecordCount,
-  demoSizesProblem,
-  describeDemoSizes,
-  SMALL_DEMO,
-  type DemoSizes,
-} from '../demo/generate.js';
+import { DEFAULT_DEMO_SEED, demoRecordCount, demoSizesProblem, describeDemoSizes, SMALL_DEMO, type DemoSizes } from '../demo/generate.js';
 import { loadDemo, type LoadDemoOutcome } from '../demo/load.js';
 import { ImportError } from '../interchange/import-error.js';
 import { integerOption, UsageError, type Command } from './command.js';
@@ -87,10 +80,7 @@ async function fillDatabase(config: Config, sizes: DemoSizes, seed: number, repl
       return false;
     }
     const replaced = outcome.replaced.length ? ` (replacing ${describeCounts(outcome.replaced)})` : '';
-    process.stderr.write(
-      `demo: loaded ${describeDemoSizes(sizes)} (seed ${seed}) into ${database.location}${replaced} ` +
-        `in ${outcome.seconds.toFixed(2)} s\n`,
-    );
+    process.stderr.write(`demo: loaded ${describeDemoSizes(sizes)} (seed ${seed}) into ${database.location}${replaced} ` + `in ${outcome.seconds.toFixed(2)} s\n`);
     return true;
   } finally {
     progress?.clear();

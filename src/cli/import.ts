@@ -40,8 +40,7 @@ async function importFile(config: Config, file: string): Promise<number> {
   const started = performance.now();
   try {
     await migrateToLatest(database.db);
-    const report = await writeTransaction(database.db, (trx) =>
-      importRecords(trx, readFixture(file), { onProgress: (n) => progress.update(n) }));
+    const report = await writeTransaction(database.db, (trx) => importRecords(trx, readFixture(file), { onProgress: (n) => progress.update(n) }));
     progress.clear();
     process.stderr.write(formatReport(report, file, (performance.now() - started) / 1000));
     process.stderr.write(`database: ${database.location}\n`);

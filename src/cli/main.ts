@@ -18,7 +18,7 @@ function mainHelp(): string {
     'Commands:',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    'Run `hackerspace-api <command> --help` for a command\'s options.',
+    "Run `hackerspace-api <command> --help` for a command's options.",
     'Configuration comes from environment variables (see README): DATABASE_URL, HOST, PORT, …',
     '',
   ].join('\n');

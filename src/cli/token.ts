@@ -66,8 +66,19 @@ async function withTokens(config: Config, work: (db: ReturnType<typeof openDatab
 
 function formatList(tokens: TokenInfo[]): string {
   const time = (us: number | null) => (us === null ? '-' : formatIsoUtc(Math.floor(us / 1_000_000) * 1_000_000));
-  const rows = [['ID', 'NAME', 'SCOPE', 'CREATED', 'LAST USED', 'REVOKED'],
-    ...tokens.map((t) => [String(t.id), t.name, t.scope, time(t.createdUs), time(t.lastUsedUs), time(t.revokedUs)])];
+  const rows = [
+    ['ID', 'NAME', 'SCOPE', 'CREATED', 'LAST USED', 'REVOKED'],
+    ...tokens.map((t) => [String(t.id), t.name, t.scope, time(t.createdUs), time(t.lastUsedUs), time(t.revokedUs)]),
+  ];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    rows
+      .map((r) =>
+        r
+          .map((cell, i) => cell.padEnd(widths[i]))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }

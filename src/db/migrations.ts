@@ -37,8 +37,7 @@ const initial: Migration = {
       .createTable('projects')
       .addColumn('id', 'integer', id)
       .addColumn('title', 'text', (c) => c.notNull())
-      .addColumn('maintainer_id', 'integer', (c) =>
-        c.notNull().references('users.id').onDelete('restrict').modifyEnd(deferred))
+      .addColumn('maintainer_id', 'integer', (c) => c.notNull().references('users.id').onDelete('restrict').modifyEnd(deferred))
       .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('a', 'd', 'f', 'i', 'p')`))
       .addColumn('progress', 'integer', (c) => c.notNull().check(sql`progress between 0 and 100`))
       .addColumn('short_description', 'text', (c) => c.notNull().defaultTo(''))
@@ -50,10 +49,8 @@ const initial: Migration = {
 
     await db.schema
       .createTable('project_participants')
-      .addColumn('project_id', 'integer', (c) =>
-        c.notNull().references('projects.id').onDelete('cascade').modifyEnd(deferred))
-      .addColumn('user_id', 'integer', (c) =>
-        c.notNull().references('users.id').onDelete('cascade').modifyEnd(deferred))
+      .addColumn('project_id', 'integer', (c) => c.notNull().references('projects.id').onDelete('cascade').modifyEnd(deferred))
+      .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade').modifyEnd(deferred))
       .addPrimaryKeyConstraint('project_participants_pk', ['project_id', 'user_id'])
       .execute();
     await db.schema.createIndex('project_participants_user').on('project_participants').column('user_id').execute();
@@ -66,8 +63,7 @@ const initial: Migration = {
       .addColumn('start_us', 'bigint')
       .addColumn('stop_us', 'bigint')
       .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('r', 'i')`))
-      .addColumn('organizer_id', 'integer', (c) =>
-        c.references('users.id').onDelete('restrict').modifyEnd(deferred))
+      .addColumn('organizer_id', 'integer', (c) => c.references('users.id').onDelete('restrict').modifyEnd(deferred))
       .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
       .addColumn('picture', 'text')
       .execute();
@@ -77,8 +73,7 @@ const initial: Migration = {
     await db.schema
       .createTable('meetings')
       .addColumn('id', 'integer', id)
-      .addColumn('event_id', 'integer', (c) =>
-        c.notNull().unique().references('events.id').onDelete('restrict').modifyEnd(deferred))
+      .addColumn('event_id', 'integer', (c) => c.notNull().unique().references('events.id').onDelete('restrict').modifyEnd(deferred))
       .addColumn('agenda', 'text', (c) => c.notNull().defaultTo(''))
       .addColumn('minutes', 'text', (c) => c.notNull().defaultTo(''))
       .addColumn('pad', 'text', (c) => c.notNull().defaultTo(''))
@@ -87,10 +82,8 @@ const initial: Migration = {
 
     await db.schema
       .createTable('meeting_members')
-      .addColumn('meeting_id', 'integer', (c) =>
-        c.notNull().references('meetings.id').onDelete('cascade').modifyEnd(deferred))
-      .addColumn('user_id', 'integer', (c) =>
-        c.notNull().references('users.id').onDelete('cascade').modifyEnd(deferred))
+      .addColumn('meeting_id', 'integer', (c) => c.notNull().references('meetings.id').onDelete('cascade').modifyEnd(deferred))
+      .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade').modifyEnd(deferred))
       .addPrimaryKeyConstraint('meeting_members_pk', ['meeting_id', 'user_id'])
       .execute();
     await db.schema.createIndex('meeting_members_user').on('meeting_members').column('user_id').execute();
@@ -369,9 +362,7 @@ class InCodeProvider implements MigrationProvider {
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   // Kysely looks for its bookkeeping tables in any schema; on PostgreSQL, name ours (the
   // search_path's first) so that a database with several schemas migrates each one correctly.
-  const migrationTableSchema = engineOf(db) === 'postgres'
-    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
-    : undefined;
+  const migrationTableSchema = engineOf(db) === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
   const migrator = new Migrator({ db, provider: new InCodeProvider(), migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   // What a migration threw, as Kysely hands it over (unknown): rethrown as it is, for its message.

@@ -48,7 +48,10 @@ export function openPostgres(options: PostgresOptions): DatabaseHandle {
   // Without a lease: one round trip serves every request that arrived while the previous one ran.
   const fresh = new FreshRead(async () => {
     // Named: each connection plans it once.
-    const { rows } = await pool.query<{ name: string; version: number; changed_us: number }>({ name: 'table_versions', text: 'select name, version, changed_us from table_versions' });
+    const { rows } = await pool.query<{ name: string; version: number; changed_us: number }>({
+      name: 'table_versions',
+      text: 'select name, version, changed_us from table_versions',
+    });
     return adopt(rows);
   });
   const lease = new ReadLease({
@@ -147,8 +150,17 @@ export function describeUrl(url: string): string {
 /** SQLSTATE classes: 08 connection exception, 53 insufficient resources, 57 operator intervention (incl. statement timeout). */
 const UNAVAILABLE_SQLSTATE = /^(08|53|57)/;
 const NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'EHOSTDOWN', 'ENETUNREACH', 'ENETDOWN',
-  'ENOTFOUND', 'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
 ]);
 /**
  * pg reports its own client-side timeouts and dropped connections with plain Errors that carry

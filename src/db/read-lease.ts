@@ -80,7 +80,9 @@ export async function takeLeases(conn: Db): Promise<void> {
   await sql`select pg_terminate_backend(l.pid) from pg_locks l, (select ${leaseKey} as k) key
     where l.locktype = 'advisory' and l.database = (select oid from pg_database where datname = current_database())
       and l.classid = (key.k >> 32)::oid and l.objid = (key.k & 4294967295)::oid and l.objsubid = 1
-      and l.mode = 'ShareLock' and l.granted and l.pid <> pg_backend_pid()`.execute(conn).catch(() => {});
+      and l.mode = 'ShareLock' and l.granted and l.pid <> pg_backend_pid()`
+    .execute(conn)
+    .catch(() => {});
   await sql`select pg_advisory_lock(${leaseKey})`.execute(conn);
 }
 

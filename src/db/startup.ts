@@ -38,10 +38,7 @@ export interface OpenOptions<T> {
  * for as long as it takes, logging each failure. Any other error (authentication, missing
  * database, unopenable file, failed migration) is a StartupFailure at once.
  */
-export async function openWhenAvailable<T = void>(
-  target: DatabaseTarget,
-  options: OpenOptions<T>,
-): Promise<{ database: DatabaseHandle; prepared: T }> {
+export async function openWhenAvailable<T = void>(target: DatabaseTarget, options: OpenOptions<T>): Promise<{ database: DatabaseHandle; prepared: T }> {
   const { log, stop } = options;
   const location = describeTarget(target);
   let database: DatabaseHandle | undefined;
@@ -58,10 +55,11 @@ export async function openWhenAvailable<T = void>(
         const prepared = await Promise.race([
           (async () => {
             database ??= openDatabase(target, {
-              leaseLost: (error, retryInMs) => log.warn(
-                { database: location, code: errorCode(error), error: error.message, retryInMs },
-                `read lease: no connection to ${location}; reads ask the database on every request until it is back`,
-              ),
+              leaseLost: (error, retryInMs) =>
+                log.warn(
+                  { database: location, code: errorCode(error), error: error.message, retryInMs },
+                  `read lease: no connection to ${location}; reads ask the database on every request until it is back`,
+                ),
             });
             await database.ping();
             return options.prepare ? await options.prepare(database) : (undefined as T);
@@ -101,7 +99,7 @@ function isWorthWaitingFor(error: unknown): boolean {
 
 function errorCode(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code !== '' ? code : (error as Error | null)?.name ?? 'Error';
+  return typeof code === 'string' && code !== '' ? code : ((error as Error | null)?.name ?? 'Error');
 }
 
 function explainFailure(error: unknown, location: string, engine: DatabaseTarget['engine']): string {

@@ -5,15 +5,7 @@
  * stays valid exactly until one of them changes; tokens and the audit log are not among them, so
  * authenticating (which stamps a token's last use) never empties the cache.
  */
-export const VERSIONED_TABLES = [
-  'users',
-  'openings',
-  'projects',
-  'project_participants',
-  'events',
-  'meetings',
-  'meeting_members',
-] as const;
+export const VERSIONED_TABLES = ['users', 'openings', 'projects', 'project_participants', 'events', 'meetings', 'meeting_members'] as const;
 export type VersionedTable = (typeof VERSIONED_TABLES)[number];
 
 export interface TableVersion {

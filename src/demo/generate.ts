@@ -93,9 +93,21 @@ function* openingRecords(rng: Random, count: number): Generator<DemoRecord> {
 }
 
 const PROJECT_TITLES = [
-  'Imprimante 3D', 'HAL 9000', 'Fourmilière 🐜', "Borne d'arcade", 'Station météo', 'Découpe laser',
-  'Serveur de fichiers', 'Robot suiveur de ligne', 'Radio logicielle', 'Lampe « intelligente »',
-  'Projet "secret"', 'Back\\slash tool', '<b>HTML</b> injection', 'Ünïcödé title', '黑客空间 项目',
+  'Imprimante 3D',
+  'HAL 9000',
+  'Fourmilière 🐜',
+  "Borne d'arcade",
+  'Station météo',
+  'Découpe laser',
+  'Serveur de fichiers',
+  'Robot suiveur de ligne',
+  'Radio logicielle',
+  'Lampe « intelligente »',
+  'Projet "secret"',
+  'Back\\slash tool',
+  '<b>HTML</b> injection',
+  'Ünïcödé title',
+  '黑客空间 项目',
 ] as const;
 
 /** Moments when something happened, whole seconds or with a fraction as Django stored them. */
@@ -153,22 +165,12 @@ function projectTitle(index: number): string {
   return round === 0 ? title : `${title} ${round + 1}`;
 }
 
-const EVENT_TITLES = [
-  'Smart Monday', 'CTF night 🏁', 'Meetup Python', 'Hacker Privacy Party', 'Install party Linux',
-  'Workshop soudure', 'Réunion', 'Apéro 🍻', 'AG',
-] as const;
+const EVENT_TITLES = ['Smart Monday', 'CTF night 🏁', 'Meetup Python', 'Hacker Privacy Party', 'Install party Linux', 'Workshop soudure', 'Réunion', 'Apéro 🍻', 'AG'] as const;
 
-const PLACES = [
-  'Bâtiment U, 2ème étage', 'Room "42"', 'Online 🌐', 'UB2.126', 'ULB — Solbosch', '', 'Salle « U »', 'UrLab',
-] as const;
+const PLACES = ['Bâtiment U, 2ème étage', 'Room "42"', 'Online 🌐', 'UB2.126', 'ULB — Solbosch', '', 'Salle « U »', 'UrLab'] as const;
 
 /** Stored paths below the media root, as Django keeps them: spaces, accents and URL-special characters included. */
-const PICTURES = [
-  'event_pictures/affiche été 2019.png',
-  'event_pictures/poster.jpg',
-  'event_pictures/CTF #3 (final).jpeg',
-  'event_pictures/ポスター 春.png',
-] as const;
+const PICTURES = ['event_pictures/affiche été 2019.png', 'event_pictures/poster.jpg', 'event_pictures/CTF #3 (final).jpeg', 'event_pictures/ポスター 春.png'] as const;
 
 function eventPicture(rng: Random): string | null {
   const roll = rng.below(10);

@@ -18,7 +18,10 @@ type PageReader = (db: Db, afterPk: number, limit: number, times: FixtureTimeFor
 export async function exportFixture(db: Db, out: NodeJS.WritableStream): Promise<Record<string, number>> {
   if (db.isTransaction) return writeFixture(db, out);
   // REPEATABLE READ: one snapshot for the whole file on PostgreSQL too (SQLite's transactions already are).
-  return db.transaction().setIsolationLevel('repeatable read').execute((trx) => writeFixture(trx, out));
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute((trx) => writeFixture(trx, out));
 }
 
 async function writeFixture(db: Db, out: NodeJS.WritableStream): Promise<Record<string, number>> {
@@ -50,20 +53,22 @@ async function* pages(db: Db, readPage: PageReader, times: FixtureTimeFormatter)
 
 const PAGE_READERS: Record<ModelName, PageReader> = {
   'users.user': async (db, after, limit) => {
-    const rows = await db.selectFrom('users').select(['id', 'username', 'email', 'has_key'])
-      .where('id', '>', after).orderBy('id').limit(limit).execute();
+    const rows = await db.selectFrom('users').select(['id', 'username', 'email', 'has_key']).where('id', '>', after).orderBy('id').limit(limit).execute();
     return rows.map((r) => ({ pk: r.id, fields: { username: r.username, email: r.email, has_key: r.has_key === 1 } }));
   },
 
   'space.spacestatus': async (db, after, limit, times) => {
-    const rows = await db.selectFrom('openings').select(['id', 'time_us', 'is_open'])
-      .where('id', '>', after).orderBy('id').limit(limit).execute();
+    const rows = await db.selectFrom('openings').select(['id', 'time_us', 'is_open']).where('id', '>', after).orderBy('id').limit(limit).execute();
     return rows.map((r) => ({ pk: r.id, fields: { time: times.format(Number(r.time_us)), is_open: r.is_open === 1 } }));
   },
 
   'projects.project': async (db, after, limit, times) => {
     const rows = await db.selectFrom('projects').selectAll().where('id', '>', after).orderBy('id').limit(limit).execute();
-    const participants = await linkedUsers(db, 'project_participants', rows.map((r) => r.id));
+    const participants = await linkedUsers(
+      db,
+      'project_participants',
+      rows.map((r) => r.id),
+    );
     return rows.map((r) => ({
       pk: r.id,
       fields: {
@@ -100,7 +105,11 @@ const PAGE_READERS: Record<ModelName, PageReader> = {
 
   'events.meeting': async (db, after, limit) => {
     const rows = await db.selectFrom('meetings').selectAll().where('id', '>', after).orderBy('id').limit(limit).execute();
-    const members = await linkedUsers(db, 'meeting_members', rows.map((r) => r.id));
+    const members = await linkedUsers(
+      db,
+      'meeting_members',
+      rows.map((r) => r.id),
+    );
     return rows.map((r) => ({
       pk: r.id,
       fields: {
@@ -123,11 +132,16 @@ function optionalTime(times: FixtureTimeFormatter, micros: number | null): strin
 async function linkedUsers(db: Db, table: 'project_participants' | 'meeting_members', ownerIds: number[]): Promise<Map<number, number[]>> {
   const grouped = new Map<number, number[]>();
   if (ownerIds.length === 0) return grouped;
-  const rows = table === 'project_participants'
-    ? await db.selectFrom('project_participants').select(['project_id as owner', 'user_id'])
-      .where('project_id', 'in', ownerIds).orderBy('project_id').orderBy('user_id').execute()
-    : await db.selectFrom('meeting_members').select(['meeting_id as owner', 'user_id'])
-      .where('meeting_id', 'in', ownerIds).orderBy('meeting_id').orderBy('user_id').execute();
+  const rows =
+    table === 'project_participants'
+      ? await db
+          .selectFrom('project_participants')
+          .select(['project_id as owner', 'user_id'])
+          .where('project_id', 'in', ownerIds)
+          .orderBy('project_id')
+          .orderBy('user_id')
+          .execute()
+      : await db.selectFrom('meeting_members').select(['meeting_id as owner', 'user_id']).where('meeting_id', 'in', ownerIds).orderBy('meeting_id').orderBy('user_id').execute();
   for (const row of rows) {
     const list = grouped.get(row.owner);
     if (list) list.push(row.user_id);

@@ -17,16 +17,14 @@ export function parseFixtureTime(text: string): number | null {
 export function parseCanonicalUtc(text: string): number | null {
   const n = text.length;
   if (n < 20 || n > 30 || text.charCodeAt(n - 1) !== 0x5a /* Z */) return null;
-  if (text.charCodeAt(4) !== 0x2d || text.charCodeAt(7) !== 0x2d || text.charCodeAt(10) !== 0x54 ||
-      text.charCodeAt(13) !== 0x3a || text.charCodeAt(16) !== 0x3a) return null;
+  if (text.charCodeAt(4) !== 0x2d || text.charCodeAt(7) !== 0x2d || text.charCodeAt(10) !== 0x54 || text.charCodeAt(13) !== 0x3a || text.charCodeAt(16) !== 0x3a) return null;
   const year = digits(text, 0, 4);
   const month = digits(text, 5, 2);
   const day = digits(text, 8, 2);
   const hour = digits(text, 11, 2);
   const minute = digits(text, 14, 2);
   const second = digits(text, 17, 2);
-  if (year < 1000 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) ||
-      hour > 23 || minute > 59 || second > 59) return null;
+  if (year < 1000 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) return null;
   const fraction = fractionMicros(text, n);
   if (fraction < 0) return null;
   return daysFromCivil(year, month, day) * MICROS_PER_DAY + ((hour * 60 + minute) * 60 + second) * 1_000_000 + fraction;

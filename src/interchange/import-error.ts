@@ -36,7 +36,10 @@ export class ImportError extends Error {
 export class FieldError extends Error {
   override name = 'FieldError';
 
-  constructor(readonly field: string, reason: string) {
+  constructor(
+    readonly field: string,
+    reason: string,
+  ) {
     super(reason);
   }
 }

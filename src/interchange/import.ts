@@ -33,11 +33,7 @@ const PROGRESS_EVERY = 4096;
  * names the model and pk) leaves the database as it was. References are checked after the last
  * record, so records may come in any order and may refer to rows already in the database.
  */
-export async function importRecords(
-  db: Db,
-  records: Iterable<unknown> | AsyncIterable<unknown>,
-  options: ImportOptions = {},
-): Promise<ImportReport> {
+export async function importRecords(db: Db, records: Iterable<unknown> | AsyncIterable<unknown>, options: ImportOptions = {}): Promise<ImportReport> {
   const importer = new Importer(db);
   let read = 0;
   for await (const record of records) {

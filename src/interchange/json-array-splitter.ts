@@ -11,7 +11,14 @@ export interface ElementRun {
   position: FilePosition;
 }
 
-const enum State { Start, First, Next, Element, After, Done }
+const enum State {
+  Start,
+  First,
+  Next,
+  Element,
+  After,
+  Done,
+}
 
 /** The run being collected from the current chunk (chunk indexes). */
 interface OpenRun {
@@ -90,11 +97,12 @@ export class JsonArraySplitter {
     if (this.state === State.Done) return;
     // push() has already moved chunkOffset past the last chunk.
     const where = { line: this.line, column: this.chunkOffset - this.lineStartOffset + 1, offset: this.chunkOffset };
-    const reason = this.state === State.Start
-      ? 'the file holds no JSON array (expected "[")'
-      : this.state === State.Element && this.inString
-        ? 'unexpected end of file inside a string'
-        : 'unexpected end of file: the array is not closed with "]"';
+    const reason =
+      this.state === State.Start
+        ? 'the file holds no JSON array (expected "[")'
+        : this.state === State.Element && this.inString
+          ? 'unexpected end of file inside a string'
+          : 'unexpected end of file: the array is not closed with "]"';
     throw syntaxError(reason, where);
   }
 

@@ -52,8 +52,7 @@ const users: ModelSpec = {
     field: 'username',
     column: 'username',
     index: 0,
-    describe: (value, otherPk, where) =>
-      `${JSON.stringify(value)} is already the username of users.user pk ${otherPk} ${where === 'file' ? 'in this file' : 'in the database'}`,
+    describe: (value, otherPk, where) => `${JSON.stringify(value)} is already the username of users.user pk ${otherPk} ${where === 'file' ? 'in this file' : 'in the database'}`,
   },
 };
 
@@ -124,6 +123,4 @@ const meetings: ModelSpec = {
   },
 };
 
-export const MODEL_SPECS: ReadonlyMap<string, ModelSpec> = new Map(
-  [users, openings, projects, events, meetings].map((spec) => [spec.model, spec]),
-);
+export const MODEL_SPECS: ReadonlyMap<string, ModelSpec> = new Map([users, openings, projects, events, meetings].map((spec) => [spec.model, spec]));

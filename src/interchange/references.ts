@@ -21,37 +21,79 @@ interface ReferenceCheck {
  */
 const CHECKS: readonly ReferenceCheck[] = [
   {
-    model: 'projects.project', field: 'maintainer', target: 'users.user',
-    find: (db) => db.selectFrom('projects as r').leftJoin('users as t', 't.id', 'r.maintainer_id')
-      .where('t.id', 'is', null).select(['r.id as pk', 'r.maintainer_id as target'])
-      .orderBy('r.id').limit(1).executeTakeFirst(),
+    model: 'projects.project',
+    field: 'maintainer',
+    target: 'users.user',
+    find: (db) =>
+      db
+        .selectFrom('projects as r')
+        .leftJoin('users as t', 't.id', 'r.maintainer_id')
+        .where('t.id', 'is', null)
+        .select(['r.id as pk', 'r.maintainer_id as target'])
+        .orderBy('r.id')
+        .limit(1)
+        .executeTakeFirst(),
   },
   {
-    model: 'projects.project', field: 'participants', target: 'users.user',
-    find: (db) => db.selectFrom('project_participants as r').leftJoin('users as t', 't.id', 'r.user_id')
-      .where('t.id', 'is', null).select(['r.project_id as pk', 'r.user_id as target'])
-      .orderBy('r.project_id').orderBy('r.user_id').limit(1).executeTakeFirst(),
+    model: 'projects.project',
+    field: 'participants',
+    target: 'users.user',
+    find: (db) =>
+      db
+        .selectFrom('project_participants as r')
+        .leftJoin('users as t', 't.id', 'r.user_id')
+        .where('t.id', 'is', null)
+        .select(['r.project_id as pk', 'r.user_id as target'])
+        .orderBy('r.project_id')
+        .orderBy('r.user_id')
+        .limit(1)
+        .executeTakeFirst(),
   },
   {
-    model: 'events.event', field: 'organizer', target: 'users.user',
+    model: 'events.event',
+    field: 'organizer',
+    target: 'users.user',
     find: async (db) => {
-      const row = await db.selectFrom('events as r').leftJoin('users as t', 't.id', 'r.organizer_id')
-        .where('r.organizer_id', 'is not', null).where('t.id', 'is', null)
-        .select(['r.id as pk', 'r.organizer_id as target']).orderBy('r.id').limit(1).executeTakeFirst();
+      const row = await db
+        .selectFrom('events as r')
+        .leftJoin('users as t', 't.id', 'r.organizer_id')
+        .where('r.organizer_id', 'is not', null)
+        .where('t.id', 'is', null)
+        .select(['r.id as pk', 'r.organizer_id as target'])
+        .orderBy('r.id')
+        .limit(1)
+        .executeTakeFirst();
       return row && { pk: row.pk, target: row.target ?? 0 };
     },
   },
   {
-    model: 'events.meeting', field: 'event', target: 'events.event',
-    find: (db) => db.selectFrom('meetings as r').leftJoin('events as t', 't.id', 'r.event_id')
-      .where('t.id', 'is', null).select(['r.id as pk', 'r.event_id as target'])
-      .orderBy('r.id').limit(1).executeTakeFirst(),
+    model: 'events.meeting',
+    field: 'event',
+    target: 'events.event',
+    find: (db) =>
+      db
+        .selectFrom('meetings as r')
+        .leftJoin('events as t', 't.id', 'r.event_id')
+        .where('t.id', 'is', null)
+        .select(['r.id as pk', 'r.event_id as target'])
+        .orderBy('r.id')
+        .limit(1)
+        .executeTakeFirst(),
   },
   {
-    model: 'events.meeting', field: 'members', target: 'users.user',
-    find: (db) => db.selectFrom('meeting_members as r').leftJoin('users as t', 't.id', 'r.user_id')
-      .where('t.id', 'is', null).select(['r.meeting_id as pk', 'r.user_id as target'])
-      .orderBy('r.meeting_id').orderBy('r.user_id').limit(1).executeTakeFirst(),
+    model: 'events.meeting',
+    field: 'members',
+    target: 'users.user',
+    find: (db) =>
+      db
+        .selectFrom('meeting_members as r')
+        .leftJoin('users as t', 't.id', 'r.user_id')
+        .where('t.id', 'is', null)
+        .select(['r.meeting_id as pk', 'r.user_id as target'])
+        .orderBy('r.meeting_id')
+        .orderBy('r.user_id')
+        .limit(1)
+        .executeTakeFirst(),
   },
 ];
 
@@ -60,8 +102,7 @@ export async function findMissingReference(db: Db): Promise<ImportError | null> 
   for (const check of CHECKS) {
     const orphan = await check.find(db);
     if (orphan) {
-      return recordError(check.model, orphan.pk,
-        `refers to ${check.target} pk ${orphan.target}, which is neither in the file nor in the database`, check.field);
+      return recordError(check.model, orphan.pk, `refers to ${check.target} pk ${orphan.target}, which is neither in the file nor in the database`, check.field);
     }
   }
   return null;

@@ -47,7 +47,10 @@ class BatchKeys {
   private readonly pkByKey = new Map<unknown, number>();
   private readonly positionByPk = new Map<number, number>();
 
-  constructor(private readonly rows: readonly PendingRow[], private readonly index: number) {
+  constructor(
+    private readonly rows: readonly PendingRow[],
+    private readonly index: number,
+  ) {
     rows.forEach((row, position) => {
       this.pkByKey.set(row.values[index], row.pk);
       this.positionByPk.set(row.pk, position);

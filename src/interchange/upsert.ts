@@ -39,7 +39,8 @@ function upsertSql(spec: ModelSpec, rowCount: number): string {
   if (cached !== undefined) return cached;
   const columns = spec.columns.map(quote);
   const tuple = `(${['?', ...columns.map(() => '?')].join(', ')})`;
-  const text = `insert into ${quote(spec.table)} ("id", ${columns.join(', ')}) values ${repeat(tuple, rowCount)}` +
+  const text =
+    `insert into ${quote(spec.table)} ("id", ${columns.join(', ')}) values ${repeat(tuple, rowCount)}` +
     ` on conflict ("id") do update set ${columns.map((c) => `${c} = excluded.${c}`).join(', ')}`;
   // Only full batches repeat; caching every partial size would just hold memory.
   if (rowCount === batchRows(spec)) statementCache.set(key, text);
@@ -49,14 +50,16 @@ function upsertSql(spec: ModelSpec, rowCount: number): string {
 /** A many-to-many field is replaced as a whole, as Django's loaddata does. */
 async function replaceLinks(db: Db, link: LinkSpec, rows: readonly PendingRow[]): Promise<void> {
   const owner = quote(link.ownerColumn);
-  for (const part of chunks(rows.map((r) => r.pk), MAX_PARAMETERS)) {
+  for (const part of chunks(
+    rows.map((r) => r.pk),
+    MAX_PARAMETERS,
+  )) {
     await db.executeQuery(rawQuery(db, `delete from ${quote(link.table)} where ${owner} in (${repeat('?', part.length)})`, part));
   }
   const pairs: number[] = [];
   for (const row of rows) for (const user of row.links ?? []) pairs.push(row.pk, user);
   for (const part of chunks(pairs, MAX_PARAMETERS - (MAX_PARAMETERS % 2))) {
-    const sql = `insert into ${quote(link.table)} (${owner}, "user_id") values ${repeat('(?, ?)', part.length / 2)}` +
-      ' on conflict do nothing';
+    const sql = `insert into ${quote(link.table)} (${owner}, "user_id") values ${repeat('(?, ?)', part.length / 2)}` + ' on conflict do nothing';
     await db.executeQuery(rawQuery(db, sql, part));
   }
 }
@@ -68,7 +71,10 @@ async function replaceLinks(db: Db, link: LinkSpec, rows: readonly PendingRow[])
 export function rawQuery(db: Db, text: string, parameters: readonly unknown[]): CompiledQuery {
   if (engineOf(db) === 'sqlite') return CompiledQuery.raw(text, [...parameters]);
   let n = 0;
-  return CompiledQuery.raw(text.replace(/\?/g, () => `$${++n}`), [...parameters]);
+  return CompiledQuery.raw(
+    text.replace(/\?/g, () => `$${++n}`),
+    [...parameters],
+  );
 }
 
 function quote(identifier: string): string {

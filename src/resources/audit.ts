@@ -16,16 +16,19 @@ const MAX_PATH_LENGTH = 2000;
 
 /** Appends an entry; call it in the write's own transaction, so that the log and the data agree. */
 export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
-  await db.insertInto('audit_log').values({
-    time_us: entry.timeUs,
-    token_id: entry.tokenId,
-    token_name: entry.tokenName,
-    method: entry.method,
-    path: entry.path.slice(0, MAX_PATH_LENGTH),
-    collection: entry.collection,
-    record_id: entry.recordId,
-    status: entry.status,
-  }).execute();
+  await db
+    .insertInto('audit_log')
+    .values({
+      time_us: entry.timeUs,
+      token_id: entry.tokenId,
+      token_name: entry.tokenName,
+      method: entry.method,
+      path: entry.path.slice(0, MAX_PATH_LENGTH),
+      collection: entry.collection,
+      record_id: entry.recordId,
+      status: entry.status,
+    })
+    .execute();
 }
 
 /** The newest entries first, at most `limit` of them. */

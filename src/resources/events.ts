@@ -64,8 +64,16 @@ export function parseEventOrdering(value: string | undefined): readonly EventOrd
 }
 
 const columns = [
-  'events.id', 'events.title', 'events.place', 'events.start_us', 'events.stop_us', 'events.status',
-  'events.organizer_id', 'events.description', 'events.picture', 'meetings.id as meeting_id',
+  'events.id',
+  'events.title',
+  'events.place',
+  'events.start_us',
+  'events.stop_us',
+  'events.status',
+  'events.organizer_id',
+  'events.description',
+  'events.picture',
+  'meetings.id as meeting_id',
 ] as const;
 
 function selectEvents(db: Db) {
@@ -115,17 +123,21 @@ async function checkOrganizer(db: Db, input: Partial<EventInput>): Promise<void>
 
 export async function createEvent(db: Db, input: EventInput): Promise<number> {
   await checkOrganizer(db, input);
-  const { id } = await db.insertInto('events').values({
-    id: await nextId(db, 'events'),
-    title: input.title,
-    place: input.place ?? '',
-    start_us: input.start ?? null,
-    stop_us: input.stop ?? null,
-    status: input.status,
-    organizer_id: input.organizer ?? null,
-    description: input.description ?? '',
-    picture: null,
-  }).returning('id').executeTakeFirstOrThrow();
+  const { id } = await db
+    .insertInto('events')
+    .values({
+      id: await nextId(db, 'events'),
+      title: input.title,
+      place: input.place ?? '',
+      start_us: input.start ?? null,
+      stop_us: input.stop ?? null,
+      status: input.status,
+      organizer_id: input.organizer ?? null,
+      description: input.description ?? '',
+      picture: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return id;
 }
 

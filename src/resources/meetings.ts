@@ -44,8 +44,7 @@ export function countMeetings(db: Db): Promise<number> {
 
 /** Ascending id, so that pages never overlap. */
 export async function listMeetings(db: Db, window: PageWindow): Promise<MeetingRow[]> {
-  const rows = await db.selectFrom('meetings').select(columns).orderBy('id')
-    .limit(window.limit).offset(window.offset).execute();
+  const rows = await db.selectFrom('meetings').select(columns).orderBy('id').limit(window.limit).offset(window.offset).execute();
   return withMembers(db, rows);
 }
 
@@ -55,7 +54,12 @@ export async function findMeeting(db: Db, id: number): Promise<MeetingRow | unde
 }
 
 async function withMembers<T extends { id: number }>(db: Db, rows: T[]): Promise<(T & { members: number[] })[]> {
-  const members = await relatedUserIds(db, 'meeting_members', 'meeting_id', rows.map((r) => r.id));
+  const members = await relatedUserIds(
+    db,
+    'meeting_members',
+    'meeting_id',
+    rows.map((r) => r.id),
+  );
   return rows.map((row) => ({ ...row, members: members.get(row.id) ?? [] }));
 }
 
@@ -86,14 +90,18 @@ async function checkReferences(db: Db, input: Partial<MeetingInput>, exceptId: n
 
 export async function createMeeting(db: Db, input: MeetingInput): Promise<number> {
   await checkReferences(db, input, null);
-  const { id } = await db.insertInto('meetings').values({
-    id: await nextId(db, 'meetings'),
-    event_id: input.event,
-    agenda: input.OJ ?? '',
-    minutes: input.PV ?? '',
-    pad: input.pad ?? '',
-    ongoing: 0,
-  }).returning('id').executeTakeFirstOrThrow();
+  const { id } = await db
+    .insertInto('meetings')
+    .values({
+      id: await nextId(db, 'meetings'),
+      event_id: input.event,
+      agenda: input.OJ ?? '',
+      minutes: input.PV ?? '',
+      pad: input.pad ?? '',
+      ongoing: 0,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   await replaceLinkedUsers(db, 'meeting_members', 'meeting_id', id, input.members ?? []);
   return id;
 }

@@ -55,9 +55,14 @@ export class OpeningPositions {
     if (coarse === undefined) return undefined;
     let fine = index.fine.get(coarse.bucket);
     if (fine === undefined) {
-      const rows = await db.selectFrom('opening_buckets').select(['bucket', 'n']).where('level', '=', 0)
-        .where('bucket', '>=', coarse.bucket * SPAN).where('bucket', '<', (coarse.bucket + 1) * SPAN)
-        .orderBy('bucket', 'desc').execute();
+      const rows = await db
+        .selectFrom('opening_buckets')
+        .select(['bucket', 'n'])
+        .where('level', '=', 0)
+        .where('bucket', '>=', coarse.bucket * SPAN)
+        .where('bucket', '<', (coarse.bucket + 1) * SPAN)
+        .orderBy('bucket', 'desc')
+        .execute();
       fine = withNewer(rows, coarse.newer);
       index.fine.set(coarse.bucket, fine);
     }

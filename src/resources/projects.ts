@@ -42,8 +42,7 @@ export function countProjects(db: Db): Promise<number> {
 
 /** Ascending id, so that pages never overlap. */
 export async function listProjects(db: Db, window: PageWindow): Promise<ProjectRow[]> {
-  const rows = await db.selectFrom('projects').select(columns).orderBy('id')
-    .limit(window.limit).offset(window.offset).execute();
+  const rows = await db.selectFrom('projects').select(columns).orderBy('id').limit(window.limit).offset(window.offset).execute();
   return withParticipants(db, rows);
 }
 
@@ -53,7 +52,12 @@ export async function findProject(db: Db, id: number): Promise<ProjectRow | unde
 }
 
 async function withParticipants<T extends { id: number }>(db: Db, rows: T[]): Promise<(T & { participants: number[] })[]> {
-  const participants = await relatedUserIds(db, 'project_participants', 'project_id', rows.map((r) => r.id));
+  const participants = await relatedUserIds(
+    db,
+    'project_participants',
+    'project_id',
+    rows.map((r) => r.id),
+  );
   return rows.map((row) => ({ ...row, participants: participants.get(row.id) ?? [] }));
 }
 
@@ -79,17 +83,21 @@ async function checkUsers(db: Db, input: Partial<ProjectInput>): Promise<void> {
 
 export async function createProject(db: Db, input: ProjectInput, nowUs: number): Promise<number> {
   await checkUsers(db, input);
-  const { id } = await db.insertInto('projects').values({
-    id: await nextId(db, 'projects'),
-    title: input.title,
-    maintainer_id: input.maintainer,
-    status: input.status,
-    progress: input.progress,
-    short_description: input.short_description,
-    content: input.content ?? '',
-    created_us: nowUs,
-    modified_us: nowUs,
-  }).returning('id').executeTakeFirstOrThrow();
+  const { id } = await db
+    .insertInto('projects')
+    .values({
+      id: await nextId(db, 'projects'),
+      title: input.title,
+      maintainer_id: input.maintainer,
+      status: input.status,
+      progress: input.progress,
+      short_description: input.short_description,
+      content: input.content ?? '',
+      created_us: nowUs,
+      modified_us: nowUs,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   await replaceLinkedUsers(db, 'project_participants', 'project_id', id, input.participants ?? []);
   return id;
 }
@@ -100,12 +108,16 @@ export async function updateProject(db: Db, id: number, input: Partial<ProjectIn
   if (!exists) return false;
   await checkUsers(db, input);
   const { maintainer, participants, content, ...rest } = input;
-  await db.updateTable('projects').set({
-    ...rest,
-    ...(maintainer !== undefined ? { maintainer_id: maintainer } : {}),
-    ...(content !== undefined ? { content } : {}),
-    modified_us: nowUs,
-  }).where('id', '=', id).execute();
+  await db
+    .updateTable('projects')
+    .set({
+      ...rest,
+      ...(maintainer !== undefined ? { maintainer_id: maintainer } : {}),
+      ...(content !== undefined ? { content } : {}),
+      modified_us: nowUs,
+    })
+    .where('id', '=', id)
+    .execute();
   if (participants !== undefined) await replaceLinkedUsers(db, 'project_participants', 'project_id', id, participants);
   return true;
 }

@@ -37,7 +37,8 @@ export async function createToken(db: Db, name: string, scope: string, nowUs: nu
   const taken = await db.selectFrom('api_tokens').select('id').where('name', '=', cleanName).where('revoked_us', 'is', null).executeTakeFirst();
   if (taken) throw new TokenError(`a token named ${JSON.stringify(cleanName)} already exists (revoke it first)`);
   const secret = SECRET_PREFIX + randomBytes(32).toString('base64url');
-  const row = await db.insertInto('api_tokens')
+  const row = await db
+    .insertInto('api_tokens')
     .values({ name: cleanName, scope, secret_hash: hashSecret(secret), created_us: nowUs })
     .returning(['id', 'name', 'scope', 'created_us', 'last_used_us', 'revoked_us'])
     .executeTakeFirstOrThrow();
@@ -62,8 +63,12 @@ export async function revokeToken(db: Db, nameOrId: string, nowUs: number): Prom
 /** The active token whose secret this is, or undefined. */
 export async function findToken(db: Db, secret: string): Promise<TokenInfo | undefined> {
   const hash = hashSecret(secret);
-  const row = await db.selectFrom('api_tokens').select(['id', 'name', 'scope', 'created_us', 'last_used_us', 'revoked_us', 'secret_hash'])
-    .where('secret_hash', '=', hash).where('revoked_us', 'is', null).executeTakeFirst();
+  const row = await db
+    .selectFrom('api_tokens')
+    .select(['id', 'name', 'scope', 'created_us', 'last_used_us', 'revoked_us', 'secret_hash'])
+    .where('secret_hash', '=', hash)
+    .where('revoked_us', 'is', null)
+    .executeTakeFirst();
   if (!row || !timingSafeEqual(Buffer.from(row.secret_hash, 'hex'), Buffer.from(hash, 'hex'))) return undefined;
   return toInfo(row);
 }

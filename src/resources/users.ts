@@ -38,8 +38,7 @@ export function countUsers(db: Db): Promise<number> {
 
 /** Users in code-point order of their names (SQLite's BINARY collation on UTF-8). */
 export function listUsers(db: Db, window: PageWindow): Promise<UserRow[]> {
-  return db.selectFrom('users').select(columns).orderBy('username').orderBy('id')
-    .limit(window.limit).offset(window.offset).execute();
+  return db.selectFrom('users').select(columns).orderBy('username').orderBy('id').limit(window.limit).offset(window.offset).execute();
 }
 
 export function findUser(db: Db, id: number): Promise<UserRow | undefined> {
@@ -57,9 +56,7 @@ export type GravatarUserRecord = Omit<UserRecord, 'avatar'> & { gravatar: string
 
 export function userRecord(row: UserRow, ctx: RecordContext): UserRecord | GravatarUserRecord {
   const avatar = ctx.avatar(row.email);
-  return ctx.avatarField === 'avatar'
-    ? { username: row.username, avatar, has_key: row.has_key === 1 }
-    : { username: row.username, gravatar: avatar, has_key: row.has_key === 1 };
+  return ctx.avatarField === 'avatar' ? { username: row.username, avatar, has_key: row.has_key === 1 } : { username: row.username, gravatar: avatar, has_key: row.has_key === 1 };
 }
 
 export const USERNAME_TAKEN = 'A user with that username already exists.';
@@ -82,9 +79,11 @@ async function usernameTaken(db: Db, username: string, exceptId: number | null):
 
 export async function createUser(db: Db, input: UserInput): Promise<number> {
   if (await usernameTaken(db, input.username, null)) throw new FieldErrors({ username: [USERNAME_TAKEN] });
-  const row = await db.insertInto('users')
+  const row = await db
+    .insertInto('users')
     .values({ id: await nextId(db, 'users'), username: input.username, email: input.email ?? '', has_key: input.has_key ? 1 : 0 })
-    .returning('id').executeTakeFirstOrThrow();
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -109,10 +108,9 @@ export async function deleteUser(db: Db, id: number): Promise<boolean> {
   const projects = await db.selectFrom('projects').select('id').where('maintainer_id', '=', id).orderBy('id').execute();
   const events = await db.selectFrom('events').select('id').where('organizer_id', '=', id).orderBy('id').execute();
   if (projects.length > 0 || events.length > 0) {
-    const uses = [
-      projects.length > 0 ? `maintains ${listIds('project', projects)}` : '',
-      events.length > 0 ? `organizes ${listIds('event', events)}` : '',
-    ].filter(Boolean).join(' and ');
+    const uses = [projects.length > 0 ? `maintains ${listIds('project', projects)}` : '', events.length > 0 ? `organizes ${listIds('event', events)}` : '']
+      .filter(Boolean)
+      .join(' and ');
     throw new ConflictError(`This user ${uses}; give ${projects.length + events.length > 1 ? 'them' : 'it'} another maintainer or organizer first.`);
   }
   await db.deleteFrom('project_participants').where('user_id', '=', id).execute();

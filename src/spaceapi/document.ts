@@ -19,9 +19,7 @@ export interface LiveParts {
  */
 export function spaceApiDocument(setup: Pick<SpaceApiSetup, 'document' | 'keymasters' | 'compatibility'>, live: LiveParts): Record<string, unknown> {
   const document: Record<string, unknown> = { api_compatibility: [...setup.compatibility], ...setup.document };
-  const known = live.isOpen !== null && live.sinceUs !== null
-    ? { open: live.isOpen, lastchange: Math.floor(live.sinceUs / 1_000_000) }
-    : {};
+  const known = live.isOpen !== null && live.sinceUs !== null ? { open: live.isOpen, lastchange: Math.floor(live.sinceUs / 1_000_000) } : {};
   document.state = { ...known, ...(isObject(setup.document.state) ? setup.document.state : {}) };
   if (setup.keymasters !== null && live.keyHolders.length > 0) {
     const field = setup.keymasters;
