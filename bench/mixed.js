@@ -77,8 +77,15 @@ function newest(text) {
 }
 
 const servers = positionals.map((url, i) => ({
-  url, role: i === 0 ? 'writer' : 'other',
-  reads: 0, stale: 0, conditional: 0, conditional_304: 0, conditional_stale: 0, conditional_skipped: 0, etags: 0,
+  url,
+  role: i === 0 ? 'writer' : 'other',
+  reads: 0,
+  stale: 0,
+  conditional: 0,
+  conditional_304: 0,
+  conditional_stale: 0,
+  conditional_skipped: 0,
+  etags: 0,
 }));
 const examples = [];
 let errors = 0;
@@ -180,10 +187,19 @@ if (failure) {
   errors++;
   note({ problem: `stopped: ${failure.message}` });
 }
-console.log(JSON.stringify({
-  posts, created, late_cycles: late, seconds: Number(elapsed.toFixed(2)), interval_ms: intervalMs,
-  post_p50_ms: Number(pct(50).toFixed(2)), post_p99_ms: Number(pct(99).toFixed(2)),
-  servers, errors, examples,
-}));
+console.log(
+  JSON.stringify({
+    posts,
+    created,
+    late_cycles: late,
+    seconds: Number(elapsed.toFixed(2)),
+    interval_ms: intervalMs,
+    post_p50_ms: Number(pct(50).toFixed(2)),
+    post_p99_ms: Number(pct(99).toFixed(2)),
+    servers,
+    errors,
+    examples,
+  }),
+);
 const stale = servers.reduce((sum, s) => sum + s.stale + s.conditional_stale, 0);
 process.exit(errors === 0 && stale === 0 && created === posts && posts > 0 ? 0 : 1);

@@ -135,7 +135,15 @@ async function main() {
   const failures = [];
   const ctx = { cfg, work, env, programs, labels, pool, R, notes, failures, placement, dataset, sizes, idle };
   const measureOn = (server, url, opts, name) =>
-    measure(url, { connections: cfg.connections, seconds: cfg.seconds, warmup: cfg.warmup, pin: placement.load, file: path.join(work, `wrk-${name}.txt`), check: () => assertAlive(name, server), ...opts });
+    measure(url, {
+      connections: cfg.connections,
+      seconds: cfg.seconds,
+      warmup: cfg.warmup,
+      pin: placement.load,
+      file: path.join(work, `wrk-${name}.txt`),
+      check: () => assertAlive(name, server),
+      ...opts,
+    });
   ctx.measureOn = measureOn;
 
   // ----- A and B: first pages, repeated; the ceiling in turn -----
@@ -153,17 +161,32 @@ async function main() {
   const A = 'after';
   const verdicts = [];
   const verdict = (name, ok, text) => verdicts.push({ name, ok, text });
-  verdict('startup', summarize(R.get('startup')[A] ?? []).median < TARGETS.startupMs, `Startup to the first 200 on \`/api/\`: ${spread(R.get('startup')[A] ?? [], 0, 'ms')} (target < ${TARGETS.startupMs} ms)`);
-  for (const [section, target] of [['A', TARGETS.aRatio], ['B', TARGETS.bRatio]]) {
+  verdict(
+    'startup',
+    summarize(R.get('startup')[A] ?? []).median < TARGETS.startupMs,
+    `Startup to the first 200 on \`/api/\`: ${spread(R.get('startup')[A] ?? [], 0, 'ms')} (target < ${TARGETS.startupMs} ms)`,
+  );
+  for (const [section, target] of [
+    ['A', TARGETS.aRatio],
+    ['B', TARGETS.bRatio],
+  ]) {
     const parts = cfg.routes.map((route) => {
       if (section === 'B' && ab.bState[route] !== 'ok') return { ok: false, text: `${code(route)} MISSED (${ab.bState[route]})` };
       const v = ceilingVerdict(R.ratio(`${section}|${route}`, `${section}|${route}|ceiling`, labels)[A], target);
       return { ok: v.ok, text: `${code(route)} ${v.text}` };
     });
-    verdicts.push({ name: section, ok: parts.every((p) => p.ok), text: `${section}, ratio to the ceiling ≥ ${target} (median of the rounds): ${parts.map((p) => p.text).join(', ')}` });
+    verdicts.push({
+      name: section,
+      ok: parts.every((p) => p.ok),
+      text: `${section}, ratio to the ceiling ≥ ${target} (median of the rounds): ${parts.map((p) => p.text).join(', ')}`,
+    });
   }
   const walkP50 = summarize(R.get('C1|p50')[A] ?? []).median;
-  verdict('C1', c1.complete && walkP50 < TARGETS.walkP50Ms, `C1, walk p50 < ${TARGETS.walkP50Ms} ms: ${spread(R.get('C1|p50')[A] ?? [], 2, 'ms')}${c1.complete ? '' : ' (a walk was stopped by --walk-limit)'}`);
+  verdict(
+    'C1',
+    c1.complete && walkP50 < TARGETS.walkP50Ms,
+    `C1, walk p50 < ${TARGETS.walkP50Ms} ms: ${spread(R.get('C1|p50')[A] ?? [], 2, 'ms')}${c1.complete ? '' : ' (a walk was stopped by --walk-limit)'}`,
+  );
   const deep = R.ratio('C2|last|p50', 'C2|first|p50', labels)[A];
   verdict('C2', summarize(deep).median <= TARGETS.deepRatio, `C2, p50 of page ${c1.lastPage} ÷ page 1 ≤ ${TARGETS.deepRatio}: ${spread(deep, 3)}`);
   verdict('D', d.stale === 0 && d.failures.length === 0, `D, stale reads = 0: ${d.stale} over all rounds and programs`);
@@ -175,22 +198,51 @@ async function main() {
   const runtimeS = Math.round((performance.now() - t0) / 1000);
   const lines = [];
   const p = (...l) => lines.push(...l);
-  p(`## Read benchmark — ${engineName(engine)}${cfg.workers ? `, \`serve --workers ${cfg.workers}\`` : ''}${o.compare ? `, before/after (\`--compare ${o.compare}\`)` : ''}${quick ? ' — QUICK RUN (--quick)' : ''} — ${new Date().toISOString().slice(0, 19).replace('T', ' ')} UTC`, '');
+  p(
+    `## Read benchmark — ${engineName(engine)}${cfg.workers ? `, \`serve --workers ${cfg.workers}\`` : ''}${o.compare ? `, before/after (\`--compare ${o.compare}\`)` : ''}${quick ? ' — QUICK RUN (--quick)' : ''} — ${new Date().toISOString().slice(0, 19).replace('T', ' ')} UTC`,
+    '',
+  );
   p('### Method', '');
-  p(`- Rounds: every figure is the median of **${cfg.rounds} rounds** with their min–max; a round is ${cfg.warmup} s of warm-up then **${cfg.seconds} s** measured.${quick ? ` **Quick run**: ${cfg.routes.length} of ${ROUTES.length} URLs, gzip on ${cfg.collections.length} collection, C1 walks ${QUICK_WALK_PAGES} random pages per round instead of all, mixed load ${cfg.mixedSeconds} s per round — not comparable to a full run.` : ''}`);
-  p(`- Load: \`wrk -t1 -c${cfg.connections}\` (bench/report.lua: latencies from wrk's histogram; every answer's size and, where it matters, status checked). Ceiling: bench/ceiling.js, a bare \`node:http\` server answering the API's own status, headers and body as precomputed bytes${cfg.workers ? ` (${cfg.workers} node:cluster workers like the service)` : ''}, measured in turn with each URL in every round; ratio = req/s ÷ the same round's ceiling. A ratio above 1.0 is noise of the machine, flagged ⚠, and never a result.`);
+  p(
+    `- Rounds: every figure is the median of **${cfg.rounds} rounds** with their min–max; a round is ${cfg.warmup} s of warm-up then **${cfg.seconds} s** measured.${quick ? ` **Quick run**: ${cfg.routes.length} of ${ROUTES.length} URLs, gzip on ${cfg.collections.length} collection, C1 walks ${QUICK_WALK_PAGES} random pages per round instead of all, mixed load ${cfg.mixedSeconds} s per round — not comparable to a full run.` : ''}`,
+  );
+  p(
+    `- Load: \`wrk -t1 -c${cfg.connections}\` (bench/report.lua: latencies from wrk's histogram; every answer's size and, where it matters, status checked). Ceiling: bench/ceiling.js, a bare \`node:http\` server answering the API's own status, headers and body as precomputed bytes${cfg.workers ? ` (${cfg.workers} node:cluster workers like the service)` : ''}, measured in turn with each URL in every round; ratio = req/s ÷ the same round's ceiling. A ratio above 1.0 is noise of the machine, flagged ⚠, and never a result.`,
+  );
   p(`- CPU placement: ${placement.text}.`);
-  p(`- Programs: ${programs.map((x) => `**${x.label}** = ${x.description}`).join('; ')}.${programs.length > 1 ? ' In every round "before" is measured, then "after", then the ceiling; after ÷ before is computed per round.' : ''}`);
-  p(`- Dataset: ${dataset.counts} (\`demo ${demoArgs(sizes).join(' ')}\`); ${engine === 'sqlite' ? `SQLite file \`${path.relative(ROOT, dataset.db)}\` (${num(fs.statSync(dataset.db).size / 1048576, 1)} MB)` : `${await pgDescribe(dataset.db).catch(() => 'PostgreSQL')}, \`${safeUrl(dataset.db)}\`; PostgreSQL's processes share the machine's cores`}; ${dataset.note}.`);
+  p(
+    `- Programs: ${programs.map((x) => `**${x.label}** = ${x.description}`).join('; ')}.${programs.length > 1 ? ' In every round "before" is measured, then "after", then the ceiling; after ÷ before is computed per round.' : ''}`,
+  );
+  p(
+    `- Dataset: ${dataset.counts} (\`demo ${demoArgs(sizes).join(' ')}\`); ${engine === 'sqlite' ? `SQLite file \`${path.relative(ROOT, dataset.db)}\` (${num(fs.statSync(dataset.db).size / 1048576, 1)} MB)` : `${await pgDescribe(dataset.db).catch(() => 'PostgreSQL')}, \`${safeUrl(dataset.db)}\`; PostgreSQL's processes share the machine's cores`}; ${dataset.note}.`,
+  );
   p(`- Service: \`hackerspace-api serve${cfg.workers ? ` --workers ${cfg.workers}` : ''}\`, default configuration unless said (cache off = \`RESPONSE_CACHE_MB=0\`).`, '');
   p('### A. First pages, repeated (response cache)', '', render('URL', ab.rowsA, labels), '');
   p(`With \`Accept-Encoding: gzip\`, against a ceiling sending the same compressed bytes and headers (no target):`, '', render('URL', ab.rowsGzip, labels), '');
-  if (cfg.uncached) p('With the response cache off (`RESPONSE_CACHE_MB=0`: every request builds its page), against the same ceilings (no target):', '', render('URL', c1.rowsOff, labels), '');
-  p(`${code(OPENINGS)} again on each C1 server after its walk left its pages in the response cache (no target: a fuller cache should not make hits slower):`, '', render('URL', c1.rowsAfterWalk, labels), '');
-  p("### B. Conditional GET: `If-None-Match: <the URL's ETag>` → 304", '', "Every answer under load must be `304 Not Modified`. Ceiling: `node:http` answering 304 with the headers the API sent on its 304.", '', render('URL', ab.rowsB, labels), '');
+  if (cfg.uncached)
+    p('With the response cache off (`RESPONSE_CACHE_MB=0`: every request builds its page), against the same ceilings (no target):', '', render('URL', c1.rowsOff, labels), '');
+  p(
+    `${code(OPENINGS)} again on each C1 server after its walk left its pages in the response cache (no target: a fuller cache should not make hits slower):`,
+    '',
+    render('URL', c1.rowsAfterWalk, labels),
+    '',
+  );
+  p(
+    "### B. Conditional GET: `If-None-Match: <the URL's ETag>` → 304",
+    '',
+    'Every answer under load must be `304 Not Modified`. Ceiling: `node:http` answering 304 with the headers the API sent on its 304.',
+    '',
+    render('URL', ab.rowsB, labels),
+    '',
+  );
   p('### C. Uncached pages of openings', '');
   p(`C1: ${c1.description}`, '', render('walk', c1.rowsWalk, labels), '');
-  p(`C2: page 1 against page ${c1.lastPage} with the response cache off, \`wrk -t1 -c1\`, ${cfg.warmup} s warm-up + ${cfg.seconds} s each per round:`, '', render('URL', c1.rowsDeep, labels), '');
+  p(
+    `C2: page 1 against page ${c1.lastPage} with the response cache off, \`wrk -t1 -c1\`, ${cfg.warmup} s warm-up + ${cfg.seconds} s each per round:`,
+    '',
+    render('URL', c1.rowsDeep, labels),
+    '',
+  );
   p(`C3, cold deep pages: ${c3.description}`, '', render('pages', c3.rows, labels), '');
   p('### D. Mixed load: readers and door posts', '', d.description, '', render('measure', d.rows, labels), '');
   p('### E. Peak RSS of the server processes', '');
@@ -200,7 +252,14 @@ async function main() {
       labels.map((label) => {
         const mine = pool.servers.filter((s) => s.program === label);
         const top = mine.reduce((a, b) => (b.rssMb > a.rssMb ? b : a), mine[0]);
-        return { label, figures: [textFigure('servers', String(mine.length)), textFigure('highest VmHWM', `${num(top?.rssMb, 1)} MB (${top?.name})`), textFigure('lowest', `${num(Math.min(...mine.map((s) => s.rssMb)), 1)} MB`)] };
+        return {
+          label,
+          figures: [
+            textFigure('servers', String(mine.length)),
+            textFigure('highest VmHWM', `${num(top?.rssMb, 1)} MB (${top?.name})`),
+            textFigure('lowest', `${num(Math.min(...mine.map((s) => s.rssMb)), 1)} MB`),
+          ],
+        };
       }),
       ['after'],
     ),
@@ -208,7 +267,17 @@ async function main() {
   );
   if (engine === 'postgres') p("RSS counts the Node processes only: PostgreSQL's own memory is not included.", '');
   if (programs.length > 1) {
-    const sections = [['A', ab.rowsA], ['A gzip', ab.rowsGzip], ['A cache off', c1.rowsOff], ['A after C1', c1.rowsAfterWalk], ['B', ab.rowsB], ['C1', c1.rowsWalk], ['C2', c1.rowsDeep], ['C3', c3.rows], ['D', d.rows]];
+    const sections = [
+      ['A', ab.rowsA],
+      ['A gzip', ab.rowsGzip],
+      ['A cache off', c1.rowsOff],
+      ['A after C1', c1.rowsAfterWalk],
+      ['B', ab.rowsB],
+      ['C1', c1.rowsWalk],
+      ['C2', c1.rowsDeep],
+      ['C3', c3.rows],
+      ['D', d.rows],
+    ];
     p('### Figures where "after" was worse than "before" in every round', '', ...worseInEveryRound(sections), '');
   }
   p('### Verdicts (on "after")', '', ...verdicts.map((v) => `- ${v.text} — **${v.ok ? 'ok' : 'MISSED'}**`), '');
@@ -271,15 +340,20 @@ async function sectionAB(ctx) {
       if (gz.status !== 200) fail(`${program.label}: GET ${route} with Accept-Encoding: gzip answered ${gz.status}`);
       const enc = gz.headers['content-encoding'] ?? '';
       const plain = a[`A|${route}`].body;
-      if (enc === 'gzip' ? !zlib.gunzipSync(gz.body).equals(plain) : enc !== '' || !gz.body.equals(plain)) fail(`${program.label}: GET ${route} with Accept-Encoding: gzip does not give the plain answer's bytes (Content-Encoding ${enc || 'none'})`);
+      if (enc === 'gzip' ? !zlib.gunzipSync(gz.body).equals(plain) : enc !== '' || !gz.body.equals(plain))
+        fail(`${program.label}: GET ${route} with Accept-Encoding: gzip does not give the plain answer's bytes (Content-Encoding ${enc || 'none'})`);
       a[`gzip|${route}`] = gz;
     }
   }
   if (programs.length > 1) {
     for (const route of cfg.routes) {
       const [b, x] = [answers.before[`A|${route}`], answers.after[`A|${route}`]];
-      if (normalized(b.body, servers.before.port) !== normalized(x.body, servers.after.port)) notes.push(`${code(route)}: before and after send different bodies (${b.body.length} and ${x.body.length} bytes); each is checked against its own size, the ceiling sends after's`);
-      else if (answerBytes(b) !== answerBytes(x)) notes.push(`${code(route)}: before and after send answers of different sizes (${answerBytes(b)} and ${answerBytes(x)} bytes with headers)`);
+      if (normalized(b.body, servers.before.port) !== normalized(x.body, servers.after.port))
+        notes.push(
+          `${code(route)}: before and after send different bodies (${b.body.length} and ${x.body.length} bytes); each is checked against its own size, the ceiling sends after's`,
+        );
+      else if (answerBytes(b) !== answerBytes(x))
+        notes.push(`${code(route)}: before and after send answers of different sizes (${answerBytes(b)} and ${answerBytes(x)} bytes with headers)`);
     }
   }
   log(`all ${cfg.routes.length} URLs answer 200; 304 to If-None-Match: ${Object.values(bState).filter((s) => s === 'ok').length} of ${cfg.routes.length}`);
@@ -314,12 +388,22 @@ async function sectionAB(ctx) {
       for (let r = 1; r <= cfg.rounds; r++) {
         for (const program of programs) {
           const answer = answers[program.label][`${section}|${route}`];
-          const m = await measureOn(servers[program.label], `${servers[program.label].base}${route}`, { headers: headersOf(route, program.label), status, bytes: answerBytes(answer) }, `${section}-${slug(route)}-${program.label}-${r}`);
+          const m = await measureOn(
+            servers[program.label],
+            `${servers[program.label].base}${route}`,
+            { headers: headersOf(route, program.label), status, bytes: answerBytes(answer) },
+            `${section}-${slug(route)}-${program.label}-${r}`,
+          );
           R.add(`${section}|${route}`, program.label, m.rps);
           R.add(`${section}|${route}|p99`, program.label, m.p99);
           if (m.socketErrors) notes.push(`wrk socket errors on ${section} ${code(route)} (${program.label}, round ${r}): ${m.socketErrors}`);
         }
-        const c = await measureOn(ceiling, ceiling.url(`${section}|${route}`), { headers: headersOf(route, 'after'), status, bytes: answerBytes(answers.after[`${section}|${route}`]) }, `${section}-${slug(route)}-ceiling-${r}`);
+        const c = await measureOn(
+          ceiling,
+          ceiling.url(`${section}|${route}`),
+          { headers: headersOf(route, 'after'), status, bytes: answerBytes(answers.after[`${section}|${route}`]) },
+          `${section}-${slug(route)}-ceiling-${r}`,
+        );
         R.add(`${section}|${route}|ceiling`, 'all', c.rps);
       }
       const ratio = R.ratio(`${section}|${route}`, `${section}|${route}|ceiling`, labels);
@@ -345,12 +429,31 @@ async function sectionAB(ctx) {
       ...extra,
     ],
   });
-  const rowsA = cfg.routes.map((route) => row('A', route, [textFigure(`target ≥ ${TARGETS.aRatio}`, ceilingVerdict(R.ratio(`A|${route}`, `A|${route}|ceiling`, labels).after, TARGETS.aRatio).text), textFigure('body', `${answers.after[`A|${route}`].body.length} B`)]));
-  const rowsGzip = cfg.collections.map((route) => row('gzip', route, [textFigure('Content-Encoding', answers.after[`gzip|${route}`].headers['content-encoding'] ?? 'none'), textFigure('body sent', `${answers.after[`gzip|${route}`].body.length} B`)]));
+  const rowsA = cfg.routes.map((route) =>
+    row('A', route, [
+      textFigure(`target ≥ ${TARGETS.aRatio}`, ceilingVerdict(R.ratio(`A|${route}`, `A|${route}|ceiling`, labels).after, TARGETS.aRatio).text),
+      textFigure('body', `${answers.after[`A|${route}`].body.length} B`),
+    ]),
+  );
+  const rowsGzip = cfg.collections.map((route) =>
+    row('gzip', route, [
+      textFigure('Content-Encoding', answers.after[`gzip|${route}`].headers['content-encoding'] ?? 'none'),
+      textFigure('body sent', `${answers.after[`gzip|${route}`].body.length} B`),
+    ]),
+  );
   const rowsB = cfg.routes.map((route) =>
     bRoutes.includes(route)
       ? row('B', route, [textFigure(`target ≥ ${TARGETS.bRatio}`, ceilingVerdict(R.ratio(`B|${route}`, `B|${route}|ceiling`, labels).after, TARGETS.bRatio).text)])
-      : { label: code(route), figures: [textFigure('req/s', '—'), textFigure('p99', '—'), textFigure('ceiling req/s', '—'), textFigure('ratio', '—'), textFigure(`target ≥ ${TARGETS.bRatio}`, `MISSED (${bState[route]})`)] },
+      : {
+          label: code(route),
+          figures: [
+            textFigure('req/s', '—'),
+            textFigure('p99', '—'),
+            textFigure('ceiling req/s', '—'),
+            textFigure('ratio', '—'),
+            textFigure(`target ≥ ${TARGETS.bRatio}`, `MISSED (${bState[route]})`),
+          ],
+        },
   );
   return { rowsA, rowsGzip, rowsB, bState, etag, ceiling, answers };
 }
@@ -375,7 +478,13 @@ async function sectionC1(ctx, ab) {
         const after = await get(`${server.base}${OPENINGS}?page=${lastPage + 1}`);
         if (after.status !== 404) fail(`the page after the last (${lastPage + 1}) answered ${after.status}, expected 404: the page count is not ${lastPage}`);
       }
-      const w = await walk(`${server.base}${OPENINGS}?page=`, { pages: order, limitS: cfg.walkLimit, pin: placement.load, file: path.join(work, `walk-${program.label}-${r}.txt`), check: () => assertAlive('the walk', server) });
+      const w = await walk(`${server.base}${OPENINGS}?page=`, {
+        pages: order,
+        limitS: cfg.walkLimit,
+        pin: placement.load,
+        file: path.join(work, `walk-${program.label}-${r}.txt`),
+        check: () => assertAlive('the walk', server),
+      });
       if (w.pages < walkSize) {
         complete = false;
         notes.push(`C1 round ${r} (${program.label}): the walk reached ${w.pages} of ${walkSize} pages in ${cfg.walkLimit} s (--walk-limit)`);
@@ -383,7 +492,8 @@ async function sectionC1(ctx, ab) {
       for (const k of ['p50', 'p90', 'p99', 'max', 'rps']) R.add(`C1|${k}`, program.label, w[k]);
       log(`C1 round ${r} ${program.label}: ${w.pages} pages, p50 ${num(w.p50, 2)} ms, p99 ${num(w.p99, 2)} ms`);
       const again = await get(`${server.base}${OPENINGS}`);
-      if (normalized(again.body, server.port) !== normalized(ab.answers[program.label][`A|${OPENINGS}`].body, pool.servers.find((s) => s.name === `default-${program.label}`).port)) fail(`GET ${OPENINGS} sends different bytes after the walk than on the first server (${program.label})`);
+      if (normalized(again.body, server.port) !== normalized(ab.answers[program.label][`A|${OPENINGS}`].body, pool.servers.find((s) => s.name === `default-${program.label}`).port))
+        fail(`GET ${OPENINGS} sends different bytes after the walk than on the first server (${program.label})`);
       const m = await measureOn(server, `${server.base}${OPENINGS}`, { bytes: answerBytes(again) }, `afterwalk-${program.label}-${r}`);
       R.add('afterwalk', program.label, m.rps);
       R.add('afterwalk|p99', program.label, m.p99);
@@ -419,14 +529,20 @@ async function sectionC1(ctx, ab) {
 
   // ----- C2 and the cache-off rows: a server per program with RESPONSE_CACHE_MB=0 -----
   const servers = {};
-  for (const program of programs) servers[program.label] = await pool.start(program, `nocache-${program.label}`, 'C2 and the cache-off rows (RESPONSE_CACHE_MB=0)', ctx.dataset.dbUrl, { RESPONSE_CACHE_MB: '0' });
+  for (const program of programs)
+    servers[program.label] = await pool.start(program, `nocache-${program.label}`, 'C2 and the cache-off rows (RESPONSE_CACHE_MB=0)', ctx.dataset.dbUrl, {
+      RESPONSE_CACHE_MB: '0',
+    });
   const offAnswers = {};
   for (const program of programs) {
     const server = servers[program.label];
     offAnswers[program.label] = {};
     for (const route of cfg.routes) {
       const got = await get(`${server.base}${route}`);
-      if (got.status !== 200 || normalized(got.body, server.port) !== normalized(ab.answers[program.label][`A|${route}`].body, pool.servers.find((s) => s.name === `default-${program.label}`).port)) {
+      if (
+        got.status !== 200 ||
+        normalized(got.body, server.port) !== normalized(ab.answers[program.label][`A|${route}`].body, pool.servers.find((s) => s.name === `default-${program.label}`).port)
+      ) {
         fail(`GET ${route} sends different bytes with the cache off than with the default configuration (${program.label})`);
       }
       offAnswers[program.label][route] = got;
@@ -436,7 +552,10 @@ async function sectionC1(ctx, ab) {
   for (let r = 1; r <= cfg.rounds; r++) {
     for (const program of programs) {
       const server = servers[program.label];
-      for (const [key, page] of [['first', 1], ['last', lastPage]]) {
+      for (const [key, page] of [
+        ['first', 1],
+        ['last', lastPage],
+      ]) {
         const prefix = `${server.base}${OPENINGS}?page=`;
         const file = path.join(work, `page-${page}-${program.label}-${r}.txt`);
         if (cfg.warmup) await walk(prefix, { page, limitS: cfg.warmup, pin: placement.load, file: `${file}.warmup` });
@@ -446,7 +565,10 @@ async function sectionC1(ctx, ab) {
     }
   }
   const rowsDeep = [
-    ...[['first', 1], ['last', lastPage]].map(([key, page]) => ({
+    ...[
+      ['first', 1],
+      ['last', lastPage],
+    ].map(([key, page]) => ({
       label: code(`${OPENINGS}?page=${page}`),
       figures: [
         figure('p50', R.get(`C2|${key}|p50`), { digits: 2, unit: 'ms', better: 'lower' }),
@@ -457,7 +579,12 @@ async function sectionC1(ctx, ab) {
     })),
     {
       label: `p50 of page ${lastPage} ÷ page 1 (target ≤ ${TARGETS.deepRatio})`,
-      figures: [figure('p50', R.ratio('C2|last|p50', 'C2|first|p50', labels), { digits: 3, better: 'lower' }), textFigure('p90', ''), textFigure('p99', ''), textFigure('req/s', '')],
+      figures: [
+        figure('p50', R.ratio('C2|last|p50', 'C2|first|p50', labels), { digits: 3, better: 'lower' }),
+        textFigure('p90', ''),
+        textFigure('p99', ''),
+        textFigure('req/s', ''),
+      ],
     },
   ];
   let rowsOff = [];
@@ -512,7 +639,13 @@ async function sectionC3(ctx, c1) {
       for (let i = 0; i < 20; i++) if ((await get(`${server.base}${OPENINGS}`)).status !== 200) fail('C3: the first page did not answer 200');
       const dropped = dropPageCache();
       if (dropped) dropErrors.add(dropped);
-      const w = await walk(`${server.base}${OPENINGS}?page=`, { pages, limitS: cfg.walkLimit, pin: placement.load, file: path.join(work, `cold-${program.label}-${r}.txt`), check: () => assertAlive('C3', server) });
+      const w = await walk(`${server.base}${OPENINGS}?page=`, {
+        pages,
+        limitS: cfg.walkLimit,
+        pin: placement.load,
+        file: path.join(work, `cold-${program.label}-${r}.txt`),
+        check: () => assertAlive('C3', server),
+      });
       if (w.pages !== pages.length) fail(`C3: the walk answered ${w.pages} of ${pages.length} pages`);
       for (const k of ['p50', 'p90', 'p99', 'max']) R.add(`C3|${k}`, program.label, w[k]);
       log(`C3 round ${r} ${program.label}: p50 ${num(w.p50, 2)} ms, p99 ${num(w.p99, 2)} ms`);
@@ -520,7 +653,10 @@ async function sectionC3(ctx, c1) {
       if (copy) await copy.drop();
     }
   }
-  const osCache = dropErrors.size === 0 ? 'the OS page cache dropped (`sync; echo 3 > /proc/sys/vm/drop_caches`) after the warm-up of each round' : `**the OS page cache could NOT be dropped** (${[...dropErrors].join('; ')}): the database files may still be in memory, so "cold" means a new process only`;
+  const osCache =
+    dropErrors.size === 0
+      ? 'the OS page cache dropped (`sync; echo 3 > /proc/sys/vm/drop_caches`) after the warm-up of each round'
+      : `**the OS page cache could NOT be dropped** (${[...dropErrors].join('; ')}): the database files may still be in memory, so "cold" means a new process only`;
   const meaning = pg
     ? `on PostgreSQL "cold" means: a fresh copy of the database for every round and program (\`CREATE DATABASE … TEMPLATE\`: none of its blocks in shared_buffers; the cluster itself is not restarted), a new server process with new connections (no prepared plans), and ${osCache}`
     : `on SQLite "cold" means: a new server process (an empty SQLite page cache), and ${osCache}`;
@@ -542,7 +678,9 @@ async function sectionD(ctx) {
   const after = programs.at(-1);
   const target = isPg(dataset.db) ? `${dataset.db}_mixed_${process.pid}` : path.join(work, 'mixed.sqlite');
   const copy = await scratchCopy(dataset.db, target);
-  const what = isPg(dataset.db) ? `\`${safeUrl(target)}\`, created from the cached database as its template (in ${num(copy.seconds, 1)} s) and dropped afterwards` : `a copy of the cached file (copied in ${num(copy.seconds, 1)} s, removed afterwards)`;
+  const what = isPg(dataset.db)
+    ? `\`${safeUrl(target)}\`, created from the cached database as its template (in ${num(copy.seconds, 1)} s) and dropped afterwards`
+    : `a copy of the cached file (copied in ${num(copy.seconds, 1)} s, removed afterwards)`;
   log(`D: scratch database: ${what}`);
   // The door token: its secret only in memory and mixed.js's environment.
   const token = await run(process.execPath, [after.cli, 'token', 'create', '--name', 'bench-mixed', '--scope', 'door'], { env: env({ DATABASE_URL: copy.dbUrl }) });
@@ -555,9 +693,30 @@ async function sectionD(ctx) {
       const writer = await pool.start(program, `mixed-writer-${program.label}-${r}`, "D: readers' load and the posts", copy.dbUrl);
       const other = await pool.start(program, `mixed-other-${program.label}-${r}`, 'D: cross-process reads', copy.dbUrl);
       const rfile = path.join(work, `wrk-mixed-${program.label}-${r}.txt`);
-      const [lc, ...lrest] = [...placement.load, 'wrk', '-t1', `-c${cfg.connections}`, `-d${cfg.mixedSeconds}s`, '--timeout', '10s', '-s', script('report.lua'), `${writer.base}${OPENINGS}`];
+      const [lc, ...lrest] = [
+        ...placement.load,
+        'wrk',
+        '-t1',
+        `-c${cfg.connections}`,
+        `-d${cfg.mixedSeconds}s`,
+        '--timeout',
+        '10s',
+        '-s',
+        script('report.lua'),
+        `${writer.base}${OPENINGS}`,
+      ];
       const readers = run(lc, lrest, { env: { ...process.env, WRK_STATUSES: '1' } });
-      const [mc, ...mrest] = [...placement.load, process.execPath, path.join(BENCH, 'mixed.js'), '--seconds', String(cfg.mixedSeconds), '--interval-ms', String(MIXED_INTERVAL_MS), writer.base, other.base];
+      const [mc, ...mrest] = [
+        ...placement.load,
+        process.execPath,
+        path.join(BENCH, 'mixed.js'),
+        '--seconds',
+        String(cfg.mixedSeconds),
+        '--interval-ms',
+        String(MIXED_INTERVAL_MS),
+        writer.base,
+        other.base,
+      ];
       const mixed = await run(mc, mrest, { env: { ...process.env, MIXED_TOKEN: secret } });
       const wrkOut = await readers;
       fs.writeFileSync(rfile, wrkOut.stdout + wrkOut.stderr);
@@ -575,7 +734,10 @@ async function sectionD(ctx) {
       }
       const roundStale = s.servers.reduce((n, v) => n + v.stale + v.conditional_stale, 0);
       stale += roundStale;
-      if (mixed.code !== 0 || roundStale || s.errors || s.created !== s.posts) failures.push(`D round ${r} (${program.label}): ${roundStale} stale reads, ${s.errors} errors, ${s.created} of ${s.posts} posts answered 201 (details in ${path.relative(ROOT, work)}/mixed-${program.label}-${r}.json)`);
+      if (mixed.code !== 0 || roundStale || s.errors || s.created !== s.posts)
+        failures.push(
+          `D round ${r} (${program.label}): ${roundStale} stale reads, ${s.errors} errors, ${s.created} of ${s.posts} posts answered 201 (details in ${path.relative(ROOT, work)}/mixed-${program.label}-${r}.json)`,
+        );
       R.add('D|rps', program.label, line.requests / (line.duration_us / 1e6));
       R.add('D|p99', program.label, line.p99_us / 1000);
       R.add('D|posts', program.label, s.created);

@@ -21,9 +21,7 @@ import net from 'node:net';
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith('--') ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []),
-);
+const args = Object.fromEntries(process.argv.slice(2).reduce((pairs, arg, i, all) => (arg.startsWith('--') ? [...pairs, [arg.slice(2), all[i + 1]]] : pairs), []));
 const streamBase = new URL(args.stream);
 const postBase = new URL(args.post ?? args.stream);
 const CLIENTS = Number(args.clients ?? 1000);
@@ -146,19 +144,26 @@ function post(isOpen) {
   return new Promise((resolve) => {
     const body = JSON.stringify({ is_open: isOpen });
     const start = performance.now();
-    const req = http.request({
-      host: postBase.hostname, port: postBase.port, path: '/api/space/openings/', method: 'POST', agent: false,
-      headers: { authorization: `Token ${TOKEN}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (text += c));
-      res.on('end', () => {
-        const end = performance.now();
-        const id = Number(/\/(\d+)\/$/.exec(res.headers.location ?? '')?.[1]);
-        resolve({ status: res.statusCode, id, start, end, body: text });
-      });
-    });
+    const req = http.request(
+      {
+        host: postBase.hostname,
+        port: postBase.port,
+        path: '/api/space/openings/',
+        method: 'POST',
+        agent: false,
+        headers: { authorization: `Token ${TOKEN}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => {
+          const end = performance.now();
+          const id = Number(/\/(\d+)\/$/.exec(res.headers.location ?? '')?.[1]);
+          resolve({ status: res.statusCode, id, start, end, body: text });
+        });
+      },
+    );
     req.on('error', (error) => resolve({ status: 0, error: error.message, start, end: performance.now() }));
     req.end(body);
   });
@@ -222,21 +227,23 @@ for (const socket of sockets) socket.destroy();
 
 const round = (x) => (x === undefined ? null : Math.round(x * 100) / 100);
 const pick = (key) => samples.map((s) => s[key]);
-process.stdout.write(JSON.stringify({
-  clients: CLIENTS,
-  posts: samples.length,
-  connect_ms: round(connectMs),
-  p50_from_response_ms: round(percentile(pick('from_response_ms'), 50)),
-  p99_from_response_ms: round(percentile(pick('from_response_ms'), 99)),
-  max_from_response_ms: round(Math.max(...pick('from_response_ms'))),
-  p50_from_request_ms: round(percentile(pick('from_request_ms'), 50)),
-  p99_from_request_ms: round(percentile(pick('from_request_ms'), 99)),
-  p50_post_ms: round(percentile(pick('post_ms'), 50)),
-  rss_idle_kb: idle.rss_kb,
-  rss_connected_kb: connected.rss_kb,
-  rss_after_kb: after.rss_kb,
-  hwm_kb: after.hwm_kb,
-  samples: samples.map((s) => Object.fromEntries(Object.entries(s).map(([k, v]) => [k, round(v)]))),
-  errors,
-}) + '\n');
+process.stdout.write(
+  JSON.stringify({
+    clients: CLIENTS,
+    posts: samples.length,
+    connect_ms: round(connectMs),
+    p50_from_response_ms: round(percentile(pick('from_response_ms'), 50)),
+    p99_from_response_ms: round(percentile(pick('from_response_ms'), 99)),
+    max_from_response_ms: round(Math.max(...pick('from_response_ms'))),
+    p50_from_request_ms: round(percentile(pick('from_request_ms'), 50)),
+    p99_from_request_ms: round(percentile(pick('from_request_ms'), 99)),
+    p50_post_ms: round(percentile(pick('post_ms'), 50)),
+    rss_idle_kb: idle.rss_kb,
+    rss_connected_kb: connected.rss_kb,
+    rss_after_kb: after.rss_kb,
+    hwm_kb: after.hwm_kb,
+    samples: samples.map((s) => Object.fromEntries(Object.entries(s).map(([k, v]) => [k, round(v)]))),
+    errors,
+  }) + '\n',
+);
 process.exit(errors.length === 0 ? 0 : 1);

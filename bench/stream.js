@@ -74,7 +74,10 @@ async function main() {
   const engines = enginesOf(o.db, true);
   // Every client is a socket in the helper and one in the server.
   const limit = openFilesLimit();
-  if (limit < o.clients + 1024) fail(`${o.clients} clients need ${o.clients + 1024} open files per process, but the limit is ${limit} (run through bash bench/stream.sh, which raises it, or use fewer --clients)`);
+  if (limit < o.clients + 1024)
+    fail(
+      `${o.clients} clients need ${o.clients + 1024} open files per process, but the limit is ${limit} (run through bash bench/stream.sh, which raises it, or use fewer --clients)`,
+    );
   const t0 = performance.now();
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   const work = path.join(OUT, `stream-run-${stamp}`);
@@ -107,12 +110,27 @@ async function main() {
       for (const program of programs) {
         const a = await pool.start(program, `${engine}-A-${program.label}-${r}`, 'stream and posts', dbUrl);
         const b = await pool.start(program, `${engine}-B-${program.label}-${r}`, 'cross-process stream', dbUrl);
-        for (const [label, streamServer] of [[RUNS[0], a], [RUNS[1], b]]) {
+        for (const [label, streamServer] of [
+          [RUNS[0], a],
+          [RUNS[1], b],
+        ]) {
           const file = path.join(work, `${engine}-${label.replace(/ /g, '-')}-${program.label}-${r}.json`);
           log(`${engine}, ${label}, ${program.label}, round ${r}: ${o.clients} clients, ${o.posts} posts`);
           const result = await run(
             process.execPath,
-            [path.join(BENCH, 'stream-clients.js'), '--stream', streamServer.base, '--post', a.base, '--clients', String(o.clients), '--posts', String(o.posts), '--server-pid', String(streamServer.child.pid)],
+            [
+              path.join(BENCH, 'stream-clients.js'),
+              '--stream',
+              streamServer.base,
+              '--post',
+              a.base,
+              '--clients',
+              String(o.clients),
+              '--posts',
+              String(o.posts),
+              '--server-pid',
+              String(streamServer.child.pid),
+            ],
             { env: { ...process.env, DOOR_TOKEN: secret } },
           );
           fs.writeFileSync(file, result.stdout);
@@ -120,7 +138,8 @@ async function main() {
           assertAlive(`${engine}, ${label}`, streamServer, a);
           const m = JSON.parse(result.stdout);
           const key = `${engine}|${label}`;
-          for (const k of ['connect_ms', 'p50_from_response_ms', 'p99_from_response_ms', 'p50_from_request_ms', 'p99_from_request_ms', 'p50_post_ms']) R.add(`${key}|${k}`, program.label, m[k]);
+          for (const k of ['connect_ms', 'p50_from_response_ms', 'p99_from_response_ms', 'p50_from_request_ms', 'p99_from_request_ms', 'p50_post_ms'])
+            R.add(`${key}|${k}`, program.label, m[k]);
           for (const k of ['rss_idle_kb', 'rss_connected_kb', 'hwm_kb']) R.add(`${key}|${k}`, program.label, m[k] / 1024);
         }
         await pool.stop(a);
@@ -154,8 +173,14 @@ async function main() {
     }
     const p99 = R.get(`${engine}|same process|p99_from_response_ms`).after ?? [];
     const rss = R.get(`${engine}|same process|rss_connected_kb`).after ?? [];
-    verdicts.push({ ok: summarize(p99).median < TARGETS.p99Ms, text: `${engineName(engine)}, same process: p99 response→last client ${spread(p99, 1, 'ms')} (target < ${TARGETS.p99Ms} ms)` });
-    verdicts.push({ ok: summarize(rss).median < TARGETS.rssMb, text: `${engineName(engine)}, same process: server RSS with the clients connected ${spread(rss, 1, 'MB')} (target < ${TARGETS.rssMb} MB)` });
+    verdicts.push({
+      ok: summarize(p99).median < TARGETS.p99Ms,
+      text: `${engineName(engine)}, same process: p99 response→last client ${spread(p99, 1, 'ms')} (target < ${TARGETS.p99Ms} ms)`,
+    });
+    verdicts.push({
+      ok: summarize(rss).median < TARGETS.rssMb,
+      text: `${engineName(engine)}, same process: server RSS with the clients connected ${spread(rss, 1, 'MB')} (target < ${TARGETS.rssMb} MB)`,
+    });
   }
   const lines = [
     `## Stream benchmark${o.compare ? `, before/after (\`--compare ${o.compare}\`)` : ''} — ${new Date().toISOString().slice(0, 19).replace('T', ' ')} UTC`,

@@ -32,7 +32,20 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { cachedIsCurrent, cachedLocation, datasetSizes, demoArgs, historyRepeats, isPg, openingsStat, pgDescribe, pgServer, pgVacuum, scratchCopy, scratchEmpty } from './lib/dataset.js';
+import {
+  cachedIsCurrent,
+  cachedLocation,
+  datasetSizes,
+  demoArgs,
+  historyRepeats,
+  isPg,
+  openingsStat,
+  pgDescribe,
+  pgServer,
+  pgVacuum,
+  scratchCopy,
+  scratchEmpty,
+} from './lib/dataset.js';
 import { Rounds, figure, render, worseInEveryRound } from './lib/figures.js';
 import { fail, log, safeUrl, sleep } from './lib/log.js';
 import { IdleChecks, machineNote } from './lib/machine.js';
@@ -85,7 +98,12 @@ async function main() {
       log(`CHECK FAILED: ${message}`);
     }
   };
-  const cases = [['change', 1], ['change', o.connections], ['same', 1], ['same', o.connections]].filter(([, c], i) => o.connections !== 1 || i % 2 === 0);
+  const cases = [
+    ['change', 1],
+    ['change', o.connections],
+    ['same', 1],
+    ['same', o.connections],
+  ].filter(([, c], i) => o.connections !== 1 || i % 2 === 0);
   const engineNotes = {};
 
   await idle.check('before the first run');
@@ -113,11 +131,25 @@ async function main() {
           const slug = `${engine}-${mode}-c${connections}-${program.label}-${r}`;
           let st = await settle(db);
           if (st.latest === null) fail(`${engine}: no opening to start from`);
-          const warm = await door(url, { token: secret, mode, first: mode === 'change' ? !st.latest : st.latest, connections, seconds: 1, file: path.join(work, `wrk-${slug}.warmup.txt`) });
+          const warm = await door(url, {
+            token: secret,
+            mode,
+            first: mode === 'change' ? !st.latest : st.latest,
+            connections,
+            seconds: 1,
+            file: path.join(work, `wrk-${slug}.warmup.txt`),
+          });
           if (warm.non2xx) fail(`${engine}, ${mode} -c${connections} (warm-up): ${warm.non2xx} answers were not 2xx (statuses ${warm.statuses})`);
           assertAlive('the warm-up', server);
           st = await settle(db);
-          const d = await door(url, { token: secret, mode, first: mode === 'change' ? !st.latest : st.latest, connections, seconds: o.seconds, file: path.join(work, `wrk-${slug}.txt`) });
+          const d = await door(url, {
+            token: secret,
+            mode,
+            first: mode === 'change' ? !st.latest : st.latest,
+            connections,
+            seconds: o.seconds,
+            file: path.join(work, `wrk-${slug}.txt`),
+          });
           assertAlive(`${mode} -c${connections}`, server);
           const added = (await settle(db)).rows - st.rows;
           const count = (status) => Number(new RegExp(`(?:^|,)${status}:(\\d+)`).exec(d.statuses)?.[1] ?? 0);
@@ -129,7 +161,9 @@ async function main() {
           R.add(`${key}|p99`, program.label, d.p99_us / 1000);
           R.add(`${key}|201`, program.label, s201);
           R.add(`${key}|200`, program.label, s200);
-          log(`${engine} ${program.label} round ${r}: ${mode} -c${connections}: ${Math.round(d.requests / (d.duration_us / 1e6))} posts/s, p50 ${(d.p50_us / 1000).toFixed(2)} ms, statuses ${d.statuses}, rows added ${added}`);
+          log(
+            `${engine} ${program.label} round ${r}: ${mode} -c${connections}: ${Math.round(d.requests / (d.duration_us / 1e6))} posts/s, p50 ${(d.p50_us / 1000).toFixed(2)} ms, statuses ${d.statuses}, rows added ${added}`,
+          );
           const what = `${engineName(engine)}, ${mode} -c${connections}, ${program.label}, round ${r}`;
           check(d.non2xx === 0, `${what}: ${d.non2xx} answers were not 2xx (statuses ${d.statuses})`);
           check(sock === 0, `${what}: socket errors (connect ${d.connect}, read ${d.read}, write ${d.write}, timeout ${d.timeout})`);
@@ -142,7 +176,8 @@ async function main() {
     }
     const history = await historyRepeats(db, minId);
     check(history.repeats === 0, `${engineName(engine)}: the history has ${history.repeats} openings in the same state as the one before (first: ${history.examples.join(', ')})`);
-    engineNotes[engine] = `${engineName(engine)}: ${isPg(db) ? `${await pgDescribe(db).catch(() => 'PostgreSQL')}, scratch database \`${safeUrl(db)}\`` : `scratch file \`${path.relative(ROOT, db)}\``}; dataset: ${note}; history after the runs: ${history.rows} openings, ${history.repeats} consecutive in the same state`;
+    engineNotes[engine] =
+      `${engineName(engine)}: ${isPg(db) ? `${await pgDescribe(db).catch(() => 'PostgreSQL')}, scratch database \`${safeUrl(db)}\`` : `scratch file \`${path.relative(ROOT, db)}\``}; dataset: ${note}; history after the runs: ${history.rows} openings, ${history.repeats} consecutive in the same state`;
   }
   await idle.check('after the last run');
 
@@ -197,16 +232,25 @@ async function scratchDataset({ engine, sizes, work, env, program, keep }) {
   const target = engine === 'sqlite' ? path.join(work, 'door.sqlite') : `${pgServer()}/hackerspace_bench_write_${process.pid}`;
   if (await cachedIsCurrent(location, sizes)) {
     const copy = await scratchCopy(location.db, target, { keep });
-    return { ...copy, note: `a copy of read.js's cached dataset ${code(engine === 'sqlite' ? path.relative(ROOT, location.db) : safeUrl(location.db))} (copied in ${copy.seconds.toFixed(1)} s)` };
+    return {
+      ...copy,
+      note: `a copy of read.js's cached dataset ${code(engine === 'sqlite' ? path.relative(ROOT, location.db) : safeUrl(location.db))} (copied in ${copy.seconds.toFixed(1)} s)`,
+    };
   }
   const scratch = await scratchEmpty(target, { keep });
   log(`building the dataset: hackerspace-api demo ${demoArgs(sizes).join(' ')}`);
   const t0 = performance.now();
-  const demo = await run(process.execPath, [program.cli, 'demo', ...demoArgs(sizes)], { env: env({ DATABASE_URL: scratch.dbUrl }), logFile: path.join(work, `demo-${engine}.log`) });
+  const demo = await run(process.execPath, [program.cli, 'demo', ...demoArgs(sizes)], {
+    env: env({ DATABASE_URL: scratch.dbUrl }),
+    logFile: path.join(work, `demo-${engine}.log`),
+  });
   if (demo.code !== 0) fail(`demo failed on ${engine} (see ${path.join(work, `demo-${engine}.log`)})`);
   const buildS = (performance.now() - t0) / 1000;
   if (engine === 'postgres') await pgVacuum(scratch.db);
-  return { ...scratch, note: `\`demo ${demoArgs(sizes).join(' ')}\` into the scratch database (${buildS.toFixed(1)} s${engine === 'postgres' ? ', then VACUUM FULL + VACUUM (FREEZE, ANALYZE)' : ''}; no current read.js cache to copy)` };
+  return {
+    ...scratch,
+    note: `\`demo ${demoArgs(sizes).join(' ')}\` into the scratch database (${buildS.toFixed(1)} s${engine === 'postgres' ? ', then VACUUM FULL + VACUUM (FREEZE, ANALYZE)' : ''}; no current read.js cache to copy)`,
+  };
 }
 
 /** Waits until the openings stop changing (posts wrk abandoned still arrive); returns the stat. */

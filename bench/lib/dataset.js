@@ -143,7 +143,10 @@ export async function query(db, statements) {
 
 /** Row counts of the tables the API reads, as one JSON line; null when there is no such database. */
 export async function counts(db) {
-  const results = await query(db, TABLES.map((t) => `select count(*) as n from "${t}"`));
+  const results = await query(
+    db,
+    TABLES.map((t) => `select count(*) as n from "${t}"`),
+  );
   return results && JSON.stringify(Object.fromEntries(TABLES.map((t, i) => [t, Number(results[i][0].n)])));
 }
 
@@ -188,7 +191,11 @@ export function cachedLocation(out, engine, sizes) {
 function readMeta(file) {
   if (!fs.existsSync(file)) return {};
   return Object.fromEntries(
-    fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
   );
 }
 
@@ -247,9 +254,23 @@ export async function readDataset({ out, engine, sizes, mode, program, env, work
     vacuumS = ((performance.now() - t0) / 1000).toFixed(1);
     state = await pgState(location.db);
   }
-  const lines = { args: args.join(' '), counts: c, build_s: buildS, vacuum_s: vacuumS, state, url: safeUrl(location.db), built_at: new Date().toISOString().slice(0, 19) + 'Z', commit: gitRev(path.dirname(out)) };
+  const lines = {
+    args: args.join(' '),
+    counts: c,
+    build_s: buildS,
+    vacuum_s: vacuumS,
+    state,
+    url: safeUrl(location.db),
+    built_at: new Date().toISOString().slice(0, 19) + 'Z',
+    commit: gitRev(path.dirname(out)),
+  };
   if (engine === 'postgres') lines.prepared = PG_PREPARED;
-  fs.writeFileSync(location.meta, Object.entries(lines).map(([k, v]) => `${k}=${v}\n`).join(''));
+  fs.writeFileSync(
+    location.meta,
+    Object.entries(lines)
+      .map(([k, v]) => `${k}=${v}\n`)
+      .join(''),
+  );
   log(`dataset built in ${buildS} s${vacuumS ? `, vacuumed in ${vacuumS} s` : ''}: ${c}`);
   return { ...location, dbUrl, counts: c, note: `built in ${buildS} s${vacuumS ? `, then vacuumed in ${vacuumS} s` : ''} (this run)` };
 }

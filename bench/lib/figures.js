@@ -28,9 +28,19 @@ export function render(labelTitle, rows, labels) {
   if (rows.length === 0) return '_(nothing measured)_';
   if (labels.length === 1) {
     const columns = [[labelTitle, 'l'], ...rows[0].figures.map((f) => [f.name, f.text !== undefined ? 'l' : 'r'])];
-    return table(columns, rows.map((row) => [row.label, ...row.figures.map((f) => cell(f, labels[0]))]));
+    return table(
+      columns,
+      rows.map((row) => [row.label, ...row.figures.map((f) => cell(f, labels[0]))]),
+    );
   }
-  const columns = [[labelTitle, 'l'], ['figure', 'l'], ['before', 'r'], ['after', 'r'], ['after ÷ before', 'r'], ['better', 'l']];
+  const columns = [
+    [labelTitle, 'l'],
+    ['figure', 'l'],
+    ['before', 'r'],
+    ['after', 'r'],
+    ['after ÷ before', 'r'],
+    ['better', 'l'],
+  ];
   const lines = [];
   for (const row of rows) {
     // Fixed cells (targets, sizes) are the after's: the verdicts say them; the table compares figures.

@@ -5,7 +5,10 @@ import os from 'node:os';
 import { log, sleep } from './log.js';
 
 function cpuTimes() {
-  const line = fs.readFileSync('/proc/stat', 'utf8').split('\n').find((l) => l.startsWith('cpu '));
+  const line = fs
+    .readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('cpu '));
   const [user, nice, system, idle, iowait, irq, softirq] = line.trim().split(/\s+/).slice(1).map(Number);
   return { busy: user + nice + system + irq + softirq, idle: idle + iowait };
 }

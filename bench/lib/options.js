@@ -27,7 +27,8 @@ export function parseOptions(argv, spec, usage) {
     if (integer) {
       const [min, max = Number.MAX_SAFE_INTEGER] = integer;
       const n = Number(values[name]);
-      if (!/^\d+$/.test(values[name]) || n < min || n > max) usageError(`--${name} expects a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}, got '${values[name]}'`);
+      if (!/^\d+$/.test(values[name]) || n < min || n > max)
+        usageError(`--${name} expects a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}, got '${values[name]}'`);
       values[name] = n;
     }
     if (choices && !choices.includes(values[name])) usageError(`--${name} expects one of ${choices.join(', ')}, got '${values[name]}'`);

@@ -106,7 +106,10 @@ export function peakRssKb(pid) {
  */
 export async function runMain(name, main) {
   let stopping = false;
-  for (const [signal, status] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+  for (const [signal, status] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ]) {
     process.on(signal, async () => {
       if (stopping) return;
       stopping = true;

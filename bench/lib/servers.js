@@ -34,7 +34,11 @@ export function serverPool({ work, env, pin = [], workers = 0 }) {
     const parts = pids.map(peakRssKb);
     if (parts.some((kb) => !Number.isFinite(kb))) fail(`could not read the peak RSS of the server ${server.name} (did it die?)`);
     server.rssMb = parts.reduce((a, b) => a + b, 0) / 1024;
-    if (workers) server.rssParts = `primary ${(parts[0] / 1024).toFixed(1)} + workers ${parts.slice(1).map((kb) => (kb / 1024).toFixed(1)).join(' + ')} MB`;
+    if (workers)
+      server.rssParts = `primary ${(parts[0] / 1024).toFixed(1)} + workers ${parts
+        .slice(1)
+        .map((kb) => (kb / 1024).toFixed(1))
+        .join(' + ')} MB`;
     await stop(server.child);
   }
 
@@ -59,6 +63,7 @@ export async function waitForWorkers(child, n) {
 /** Fails the run when one of the processes under test is gone. */
 export function assertAlive(what, ...servers) {
   for (const server of servers) {
-    if (!isAlive(server.child)) fail(`the server ${server.name} (pid ${server.child.pid}) died during ${what} (exit ${server.child.exitCode ?? server.child.signalCode}; log ${server.logFile})`);
+    if (!isAlive(server.child))
+      fail(`the server ${server.name} (pid ${server.child.pid}) died during ${what} (exit ${server.child.exitCode ?? server.child.signalCode}; log ${server.logFile})`);
   }
 }

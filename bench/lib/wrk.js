@@ -41,10 +41,16 @@ export async function checkWrkFfi(work) {
 
 /** The fields of the last line starting with `tag` (RESULT, WALK, DOOR): numbers where they are numbers. */
 export function resultLine(text, tag) {
-  const line = text.split('\n').filter((l) => l.startsWith(`${tag} `)).pop();
+  const line = text
+    .split('\n')
+    .filter((l) => l.startsWith(`${tag} `))
+    .pop();
   if (!line) return null;
   const fields = {};
-  for (const part of line.slice(tag.length + 1).trim().split(/\s+/)) {
+  for (const part of line
+    .slice(tag.length + 1)
+    .trim()
+    .split(/\s+/)) {
     const eq = part.indexOf('=');
     const value = part.slice(eq + 1);
     fields[part.slice(0, eq)] = /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
@@ -151,7 +157,8 @@ export async function walk(urlPrefix, { pages, page, connections = 1, limitS, pi
   if (!w) fail(`wrk printed no WALK line (${file})`);
   if (w.pages <= 0) fail(`no page was answered (${file})`);
   if (w.statuses !== `200:${w.pages}`) fail(`not every page answered 200: statuses ${w.statuses} (${file})`);
-  if (w.connect + w.read + w.write + w.timeout > 0) fail(`socket errors during the walk (connect ${w.connect}, read ${w.read}, write ${w.write}, timeout ${w.timeout}): it cannot be trusted (${file})`);
+  if (w.connect + w.read + w.write + w.timeout > 0)
+    fail(`socket errors during the walk (connect ${w.connect}, read ${w.read}, write ${w.write}, timeout ${w.timeout}): it cannot be trusted (${file})`);
   return {
     pages: w.pages,
     planned: w.planned,
