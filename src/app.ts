@@ -58,7 +58,9 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     trustProxy: config.trustProxy,
     // Paths are matched by our own route table (drf/routes.ts), so Fastify's router sees one wildcard.
     routerOptions: { maxParamLength: 65_536 },
-    frameworkErrors: (error, _request, reply) => frameworkError(error, reply as FastifyReply),
+    frameworkErrors: (error, _request, reply) => {
+      frameworkError(error, reply);
+    },
     clientErrorHandler: clientError,
     exposeHeadRoutes: false,
     // While closing we answer ourselves, in the contract's shape (see `closing` below).

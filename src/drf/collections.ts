@@ -32,18 +32,21 @@ export interface Collection<Path extends string = string> {
   count(db: Db): Promise<number>;
   page(db: Db, window: PageWindow, query: readonly QueryPair[], ctx: RecordContext): Promise<unknown[]>;
   find(db: Db, id: number, ctx: RecordContext): Promise<unknown>;
+  // Each collection's input is its own `fields`' type; readFields() validated it against them.
   /** Creates a record from validated fields; null where POST is not a plain create (the door's openings). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly create: ((db: Db, input: any, nowUs: number) => Promise<number>) | null;
   /** Sets the given fields; false when there is no such record. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   update(db: Db, id: number, input: any, nowUs: number): Promise<boolean>;
   /** False when there is no such record; a ConflictError while others refer to it. */
   remove(db: Db, id: number): Promise<boolean>;
 }
 
 interface Declaration<Path extends string, Row> extends Omit<Collection<Path>, 'page' | 'find'> {
-  list(db: Db, window: PageWindow, query: readonly QueryPair[]): Promise<Row[]>;
-  find(db: Db, id: number): Promise<Row | undefined>;
-  toRecord(row: Row, ctx: RecordContext): unknown;
+  list: (db: Db, window: PageWindow, query: readonly QueryPair[]) => Promise<Row[]>;
+  find: (db: Db, id: number) => Promise<Row | undefined>;
+  toRecord: (row: Row, ctx: RecordContext) => unknown;
 }
 
 function collection<const Path extends string, Row>({ list, find, toRecord, ...rest }: Declaration<Path, Row>): Collection<Path> {

@@ -41,7 +41,7 @@ export function actionsFor(route: RouteMatch, token: TokenInfo | null): Record<s
   for (const name of new Set(names)) {
     const field = fields.properties[name] as TSchema | undefined;
     if (field && writableNames.has(name)) described[name] = describeWritable(field, required.has(name));
-    else if (!field || !field.writeOnly) described[name] = describeReadOnly(name, (record.properties[name] ?? field) as TSchema);
+    else if (!field || !field.writeOnly) described[name] = describeReadOnly(name, record.properties[name] ?? field!);
   }
   return { [method]: described };
 }
@@ -70,5 +70,5 @@ function fieldType(field: TSchema, readOnly: boolean): string {
   if (field.format === 'date-time') return 'datetime';
   if (field.format === 'email') return 'email';
   if (field.format === 'uri') return readOnly ? 'field' : 'url';
-  return field.type === 'integer' || field.type === 'boolean' ? field.type : 'string';
+  return field.type === 'integer' || field.type === 'boolean' ? (field.type as string) : 'string';
 }

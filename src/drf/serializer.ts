@@ -30,7 +30,7 @@ export function readFields<S extends TObject>(schema: S, data: RequestData, opti
   const values: Record<string, unknown> = {};
   const errors: FieldMessages = {};
   const required = new Set(schema.required ?? []);
-  for (const [name, field] of Object.entries(schema.properties) as [string, TSchema][]) {
+  for (const [name, field] of Object.entries<TSchema>(schema.properties)) {
     const present = source.has(name, isMany(field));
     if (!present) {
       const formDefault = data.kind === 'form' && options.mode !== 'patch' ? formFieldDefault(field, required.has(name)) : undefined;
@@ -43,7 +43,7 @@ export function readFields<S extends TObject>(schema: S, data: RequestData, opti
     else values[name] = result.value;
   }
   if (Object.keys(errors).length > 0) throw new FieldErrors(errors);
-  return values as Partial<Static<S>>;
+  return values;
 }
 
 /**
@@ -85,11 +85,11 @@ function readField(field: TSchema, raw: unknown, form: boolean, options: ReadOpt
   // A form cannot send null: an empty value means null where null is allowed (DRF's html input).
   // A relation reads an empty string as null in any body (DRF's RelatedField.run_validation).
   if (raw === null || (raw === '' && ((form && allowsNull) || inner['x-relation']))) return allowsNull ? { value: null } : { error: NOT_NULL };
-  if (inner['x-relation']) return readRelation(raw, inner['x-relation']);
-  if (inner.type === 'array') return readRelations(raw, inner.items);
+  if (inner['x-relation']) return readRelation(raw, inner['x-relation'] as RelationTarget);
+  if (inner.type === 'array') return readRelations(raw, inner.items as TSchema);
   if (inner.enum) return readChoice(raw, inner.enum as string[]);
   if (inner.format === 'date-time') return readDateTime(raw, options.timeZone);
-  if (inner.type === 'integer') return readInteger(raw, inner.minimum, inner.maximum);
+  if (inner.type === 'integer') return readInteger(raw, inner.minimum as number | undefined, inner.maximum as number | undefined);
   if (inner.type === 'boolean') return readBoolean(raw);
   return readText(raw, inner);
 }
@@ -195,7 +195,7 @@ function readRelations(raw: unknown, item: TSchema): FieldResult {
   if (!Array.isArray(raw)) return { error: `Expected a list of items but got type "${pythonType(raw)}".` };
   const ids: number[] = [];
   for (const element of raw) {
-    const result = readRelation(element, item['x-relation']);
+    const result = readRelation(element, item['x-relation'] as RelationTarget);
     if ('error' in result) return result;
     ids.push(result.value as number);
   }

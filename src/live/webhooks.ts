@@ -136,7 +136,7 @@ export class WebhookSender {
       };
       this.track(delivery);
       // Off the caller's path: the write's response is not held by even the first attempt.
-      delivery.timer = setTimeout(() => this.attempt(delivery), 0);
+      delivery.timer = setTimeout(() => void this.attempt(delivery), 0);
     }
   }
 
@@ -211,7 +211,7 @@ export class WebhookSender {
       return;
     }
     this.log.warn({ ...where, retryInMs: delivery.nextDelayMs }, 'webhook delivery failed; retrying');
-    delivery.timer = setTimeout(() => this.attempt(delivery), delivery.nextDelayMs);
+    delivery.timer = setTimeout(() => void this.attempt(delivery), delivery.nextDelayMs);
     delivery.nextDelayMs = Math.min(delivery.nextDelayMs * 2, MAX_RETRY_DELAY_MS);
   }
 }
