@@ -122,6 +122,9 @@ export async function runMain(name, main) {
   try {
     status = (await main()) ?? 0;
   } catch (error) {
+    // On a signal the clean-up stops wrk and the servers under main's feet: its failure then is
+    // no news, and the signal handler ends the process.
+    if (stopping) return new Promise(() => {});
     status = error.status ?? 1;
     process.stderr.write(`\n${name}: ${status === 2 ? '' : 'FAILED: '}${error.status ? error.message : error.stack}\n`);
   }
