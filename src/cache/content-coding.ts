@@ -44,6 +44,10 @@ export function negotiateCoding(header: string | undefined): Coding {
   return coding;
 }
 
+// Not negotiator: behind the memo either costs a Map lookup (about 9 ns); it parses a new header
+// faster (2.0 → 1.1 µs, once per header) but answers otherwise for `gzip;q=abc` and
+// `x-gzip, gzip;q=0`, knows no x-gzip and its types lack the br-on-a-tie option. Nor
+// @fastify/accept-negotiator: wrong for `x-gzip`, `GZIP;Q=1`, `br;q=0, *` (bench/micro/negotiation.ts).
 function parseAcceptEncoding(header: string): Coding {
   const q: Record<string, number> = {};
   for (const item of header.split(',')) {

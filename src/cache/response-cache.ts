@@ -8,6 +8,11 @@ import type { Representation } from './representation.js';
  * post leaves the users' pages alone), as soon as any request sees the new versions; a response
  * is never served under versions other than its own. Memory is bounded by bytes (bodies in every
  * coding, and keys); the least recently used entries go first.
+ *
+ * Not on lru-cache: measured (bench/micro/response-cache.ts, CPU time), it made a cached read
+ * (has, observe, get) about twice as slow (71 → 138 ns) and a write's purge three times (0.8 →
+ * 2.6 ms for 10,000 entries). It evicts and resizes faster (11 → 2 µs, 0.9 → 0.1 µs), but those
+ * follow a page build or a compression that takes milliseconds.
  */
 const MAX_KEY_LENGTH = 2048;
 
