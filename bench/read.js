@@ -134,8 +134,8 @@ async function main() {
   const notes = [];
   const failures = [];
   const ctx = { cfg, work, env, programs, labels, pool, R, notes, failures, placement, dataset, sizes, idle };
-  const measureOn = (server, url, opts, name) =>
-    measure(url, {
+  const measureOn = async (server, url, opts, name) => {
+    const m = await measure(url, {
       connections: cfg.connections,
       seconds: cfg.seconds,
       warmup: cfg.warmup,
@@ -144,6 +144,9 @@ async function main() {
       check: () => assertAlive(name, server),
       ...opts,
     });
+    if (m.requests === 0) notes.push(`${name}: no request completed in the ${cfg.seconds} s of that round (counted as 0 req/s; no latency)`);
+    return m;
+  };
   ctx.measureOn = measureOn;
 
   // ----- A and B: first pages, repeated; the ceiling in turn -----
