@@ -252,22 +252,23 @@ describe(`webhooks on ${TEST_ENGINE}`, () => {
     const refused = await freePort();
     const server = track(await startLogged({
       WEBHOOK_URLS: `${hole.url},http://127.0.0.1:${refused}/,http://user:hunter2@127.0.0.1:${refused}/?token=abc`,
-      WEBHOOK_SECRET: SECRET, WEBHOOK_TIMEOUT_MS: '400',
+      WEBHOOK_SECRET: SECRET, WEBHOOK_TIMEOUT_MS: '2000',
     }));
     let isOpen = await isOpenNow(server);
-    const hung = (id: number) => server.logs.some((l) => l.msg === 'webhook delivery failed; retrying' && l.id === id && l.error === 'no answer within 400 ms');
+    const hung = (id: number) => server.logs.some((l) => l.msg === 'webhook delivery failed; retrying' && l.id === id && l.error === 'no answer within 2000 ms');
     const ids: number[] = [];
     for (let i = 0; i < 5; i++) {
       const res = await doorPost(server.base, server.door, (isOpen = !isOpen));
       assert.equal(res.status, 201, res.body);
       ids.push(idOf(res));
-      // Answered before the delivery of this very change to the hanging receiver gave up: the post did not wait for it.
+      // Answered before the delivery of this very change to the hanging receiver gave up: the post did not wait for it
+      // (the receiver's 2 s timeout only keeps a loaded machine's slower answers on the right side of that event).
       assert.ok(!hung(ids[i]), `door post ${i + 1} was answered only after its delivery timed out`);
     }
     // Each of those deliveries does give up on the hanging receiver (waited for, not slept on).
-    await until(() => ids.every(hung), 'a "no answer within 400 ms" failure logged for every change');
+    await until(() => ids.every(hung), 'a "no answer within 2000 ms" failure logged for every change');
     const failures = server.logs.filter((l) => l.msg === 'webhook delivery failed; retrying');
-    assert.ok(failures.some((l) => l.error === 'no answer within 400 ms'), JSON.stringify(failures));
+    assert.ok(failures.some((l) => l.error === 'no answer within 2000 ms'), JSON.stringify(failures));
     assert.ok(!server.rawLogs().includes('hunter2') && !server.rawLogs().includes('token=abc'), 'URL credentials are not logged');
     assert.ok(!server.rawLogs().includes(SECRET));
   });
