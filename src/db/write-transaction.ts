@@ -21,8 +21,11 @@ export async function writeTransaction<T>(db: Db, work: (trx: Db) => Promise<T>,
         await takeLeases(connection);
         return await connection.transaction().execute(async (trx) => {
           const result = await work(trx);
-          const changed = await restampChanges(trx, sql`(extract(epoch from transaction_timestamp()) * 1000000)::bigint`,
-            sql`(extract(epoch from clock_timestamp()) * 1000000)::bigint`);
+          const changed = await restampChanges(
+            trx,
+            sql`(extract(epoch from transaction_timestamp()) * 1000000)::bigint`,
+            sql`(extract(epoch from clock_timestamp()) * 1000000)::bigint`,
+          );
           await beforeCommit?.(trx, changed);
           return result;
         });

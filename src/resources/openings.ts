@@ -93,16 +93,27 @@ export const NEXT_CHANGE_SAME = 'The next recorded change after this time alread
 export async function backfillOpening(db: Db, isOpen: boolean, timeUs: number): Promise<RecordedOpening> {
   const recorded = await recordUnlessSame(db, isOpen, timeUs, timeUs);
   if (!recorded.created) return recorded;
-  const next = await db.selectFrom('openings').select(['is_open'])
+  const next = await db
+    .selectFrom('openings')
+    .select(['is_open'])
     .where((eb) => eb.or([eb('time_us', '>', timeUs), eb.and([eb('time_us', '=', timeUs), eb('id', '>', recorded.id)])]))
-    .orderBy('time_us').orderBy('id').limit(1).executeTakeFirst();
+    .orderBy('time_us')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
   if (next && (next.is_open === 1) === isOpen) throw new FieldErrors({ time: [NEXT_CHANGE_SAME] });
   return recorded;
 }
 
 async function recordUnlessSame(db: Db, isOpen: boolean, timeUs: number, notAfterUs: number): Promise<RecordedOpening> {
-  const before = await db.selectFrom('openings').select(['id', 'time_us', 'is_open'])
-    .where('time_us', '<=', notAfterUs).orderBy('time_us', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  const before = await db
+    .selectFrom('openings')
+    .select(['id', 'time_us', 'is_open'])
+    .where('time_us', '<=', notAfterUs)
+    .orderBy('time_us', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   return recordAfter(db, before, isOpen, timeUs);
 }
 
@@ -112,8 +123,11 @@ async function recordAfter(db: Db, before: { id: number; time_us: number | strin
     return { id: before.id, created: false, row: { time_us: Number(before.time_us), is_open: before.is_open } };
   }
   const time = before ? Math.max(timeUs, Number(before.time_us)) : timeUs;
-  const row = await db.insertInto('openings').values({ id: await nextId(db, 'openings'), time_us: time, is_open: isOpen ? 1 : 0 })
-    .returning(['id', 'time_us', 'is_open']).executeTakeFirstOrThrow();
+  const row = await db
+    .insertInto('openings')
+    .values({ id: await nextId(db, 'openings'), time_us: time, is_open: isOpen ? 1 : 0 })
+    .returning(['id', 'time_us', 'is_open'])
+    .executeTakeFirstOrThrow();
   return { id: row.id, created: true, row: { time_us: Number(row.time_us), is_open: row.is_open } };
 }
 
@@ -147,8 +161,7 @@ export interface SpaceState {
 }
 
 export async function currentSpaceState(db: Db): Promise<SpaceState> {
-  const latest = await db.selectFrom('openings').select(['id', 'time_us', 'is_open'])
-    .orderBy('time_us', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  const latest = await db.selectFrom('openings').select(['id', 'time_us', 'is_open']).orderBy('time_us', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
   return latest ? { id: latest.id, isOpen: latest.is_open === 1, sinceUs: Number(latest.time_us) } : { id: null, isOpen: null, sinceUs: null };
 }
 
