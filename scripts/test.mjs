@@ -17,7 +17,10 @@ import path from 'node:path';
 import pg from 'pg';
 
 const engines = process.argv[2] ? [process.argv[2]] : ['sqlite', 'postgres'];
-const files = readdirSync('test').filter((f) => f.endsWith('.test.ts')).sort().map((f) => `test/${f}`);
+const files = readdirSync('test')
+  .filter((f) => f.endsWith('.test.ts'))
+  .sort()
+  .map((f) => `test/${f}`);
 const SUMMARY_KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 
 /**
@@ -48,8 +51,10 @@ function runSuite(engine, extraEnv = {}) {
   try {
     // The usual reporter on stdout (spec on a terminal, TAP otherwise), and TAP to a file for the counts.
     const reporters = [
-      `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`, '--test-reporter-destination=stdout',
-      '--test-reporter=tap', `--test-reporter-destination=${tapFile}`,
+      `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+      '--test-reporter-destination=stdout',
+      '--test-reporter=tap',
+      `--test-reporter-destination=${tapFile}`,
     ];
     const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...reporters, ...files], {
       stdio: 'inherit',

@@ -28,11 +28,7 @@ export function stopSignal(): AbortSignal {
  * Listens, and closes gracefully when `stop` aborts (by default on SIGINT/SIGTERM): requests in
  * flight finish first, then the process exits 0.
  */
-export async function listen(
-  app: FastifyInstance,
-  config: Pick<Config, 'host' | 'port'>,
-  stop: AbortSignal = stopSignal(),
-): Promise<string> {
+export async function listen(app: FastifyInstance, config: Pick<Config, 'host' | 'port'>, stop: AbortSignal = stopSignal()): Promise<string> {
   const address = await app.listen({ host: config.host, port: config.port });
   let closing = false;
   const shutdown = () => {

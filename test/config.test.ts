@@ -39,21 +39,53 @@ describe('configuration from the environment', () => {
 
   it('reads every variable', () => {
     const config = loadConfig({
-      DATABASE_URL: 'sqlite:/tmp/x/db.sqlite', HOST: '0.0.0.0', PORT: '9000', PUBLIC_URL: 'https://space.example.org/incubator/',
-      TRUST_PROXY: 'true', TIME_ZONE: 'Europe/Brussels', PAGE_SIZE: '20', MAX_PAGE_SIZE: '50',
-      AVATAR_FIELD: 'gravatar', AVATAR_HASH: 'sha256', AVATAR_DEFAULT: 'identicon', LOG_LEVEL: 'warn', RESPONSE_CACHE_MB: '0', CACHE_CONTROL: ' public, max-age=60 ', COMPRESS_MIN_BYTES: '0',
+      DATABASE_URL: 'sqlite:/tmp/x/db.sqlite',
+      HOST: '0.0.0.0',
+      PORT: '9000',
+      PUBLIC_URL: 'https://space.example.org/incubator/',
+      TRUST_PROXY: 'true',
+      TIME_ZONE: 'Europe/Brussels',
+      PAGE_SIZE: '20',
+      MAX_PAGE_SIZE: '50',
+      AVATAR_FIELD: 'gravatar',
+      AVATAR_HASH: 'sha256',
+      AVATAR_DEFAULT: 'identicon',
+      LOG_LEVEL: 'warn',
+      RESPONSE_CACHE_MB: '0',
+      CACHE_CONTROL: ' public, max-age=60 ',
+      COMPRESS_MIN_BYTES: '0',
       SPACEAPI_CONFIG: '/etc/space/spaceapi.yaml',
-      STREAM_HEARTBEAT_MS: '1000', STREAM_POLL_MS: '100', WEBHOOK_URLS: 'https://hooks.example.org/space', WEBHOOK_SECRET: 's3cret',
-      WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_FIRST_RETRY_MS: '500', WEBHOOK_GIVE_UP_S: '60',
+      STREAM_HEARTBEAT_MS: '1000',
+      STREAM_POLL_MS: '100',
+      WEBHOOK_URLS: 'https://hooks.example.org/space',
+      WEBHOOK_SECRET: 's3cret',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      WEBHOOK_FIRST_RETRY_MS: '500',
+      WEBHOOK_GIVE_UP_S: '60',
     });
-    assert.deepEqual({ ...config }, {
-      database: { engine: 'sqlite', path: '/tmp/x/db.sqlite' }, host: '0.0.0.0', port: 9000,
-      publicUrl: 'https://space.example.org/incubator', trustProxy: true, timeZone: 'Europe/Brussels',
-      pageSize: 20, maxPageSize: 50, avatarField: 'gravatar', avatarHash: 'sha256', avatarDefault: 'identicon', logLevel: 'warn', responseCacheBytes: 0, cacheControl: 'public, max-age=60', compressMinBytes: 0,
-      spaceApiConfig: '/etc/space/spaceapi.yaml',
-      stream: { heartbeatMs: 1000, pollMs: 100 },
-      webhooks: { urls: ['https://hooks.example.org/space'], secret: 's3cret', timeoutMs: 2000, firstRetryMs: 500, giveUpMs: 60_000 },
-    });
+    assert.deepEqual(
+      { ...config },
+      {
+        database: { engine: 'sqlite', path: '/tmp/x/db.sqlite' },
+        host: '0.0.0.0',
+        port: 9000,
+        publicUrl: 'https://space.example.org/incubator',
+        trustProxy: true,
+        timeZone: 'Europe/Brussels',
+        pageSize: 20,
+        maxPageSize: 50,
+        avatarField: 'gravatar',
+        avatarHash: 'sha256',
+        avatarDefault: 'identicon',
+        logLevel: 'warn',
+        responseCacheBytes: 0,
+        cacheControl: 'public, max-age=60',
+        compressMinBytes: 0,
+        spaceApiConfig: '/etc/space/spaceapi.yaml',
+        stream: { heartbeatMs: 1000, pollMs: 100 },
+        webhooks: { urls: ['https://hooks.example.org/space'], secret: 's3cret', timeoutMs: 2000, firstRetryMs: 500, giveUpMs: 60_000 },
+      },
+    );
   });
 
   it('accepts sqlite:// and relative paths', () => {
@@ -89,7 +121,10 @@ describe('configuration from the environment', () => {
 
   it('reads a PostgreSQL URL with its pool size and statement timeout', () => {
     assert.deepEqual(loadConfig({ DATABASE_URL: 'postgres://u:secret@db:5432/space' }).database, {
-      engine: 'postgres', url: 'postgres://u:secret@db:5432/space', poolSize: 10, statementTimeoutMs: 5000,
+      engine: 'postgres',
+      url: 'postgres://u:secret@db:5432/space',
+      poolSize: 10,
+      statementTimeoutMs: 5000,
     });
     const tuned = loadConfig({ DATABASE_URL: 'postgresql://db/space', DATABASE_POOL_SIZE: '4', DATABASE_STATEMENT_TIMEOUT_MS: '800' });
     assert.deepEqual(tuned.database, { engine: 'postgres', url: 'postgresql://db/space', poolSize: 4, statementTimeoutMs: 800 });

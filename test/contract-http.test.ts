@@ -5,9 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  ALLOW, assertJson, assertSecurityHeaders, closeServers, COLLECTION_PATHS, sample, startServers, varyTokens,
-} from './support/contract.js';
+import { ALLOW, assertJson, assertSecurityHeaders, closeServers, COLLECTION_PATHS, sample, startServers, varyTokens } from './support/contract.js';
 import { request } from './support/http.js';
 import { rawRequest } from './support/raw-http.js';
 import { startServer, type TestServer } from './support/server.js';
@@ -30,7 +28,11 @@ describe('representation and headers', () => {
 
   type Kind = keyof typeof ALLOW;
   const VIEW_NAMES: Record<string, string> = {
-    users: 'User', 'space/openings': 'Openings', projects: 'Project', meetings: 'Meeting', events: 'Event',
+    users: 'User',
+    'space/openings': 'Openings',
+    projects: 'Project',
+    meetings: 'Meeting',
+    events: 'Event',
   };
   const ROUTES: { path: string; kind: Kind; name: string; description: string }[] = [
     { path: '/api/', kind: 'root', name: 'Api Root', description: 'The default basic root view for DefaultRouter' },
@@ -103,9 +105,17 @@ describe('representation and headers', () => {
 
   describe('no Allow on redirects and unknown paths; security headers everywhere', () => {
     const noAllow: [path: string, status: number][] = [
-      ['/api', 301], ['/api/users', 301], ['/api/users/1', 301], ['/api/space/openings', 301],
-      ['/api/nope', 404], ['/api/nope/', 404], ['/api/users/1/extra/', 404], ['/api/space/', 404],
-      ['/api/users.JSON', 404], ['/api/%E9/', 404], ['/api/%zz/', 404],
+      ['/api', 301],
+      ['/api/users', 301],
+      ['/api/users/1', 301],
+      ['/api/space/openings', 301],
+      ['/api/nope', 404],
+      ['/api/nope/', 404],
+      ['/api/users/1/extra/', 404],
+      ['/api/space/', 404],
+      ['/api/users.JSON', 404],
+      ['/api/%E9/', 404],
+      ['/api/%zz/', 404],
     ];
     for (const [path, status] of noAllow) {
       it(`${path} → ${status} without Allow, with the security headers`, async () => {
@@ -143,8 +153,16 @@ describe('representation and headers', () => {
 
   describe('HEAD: the GET status and headers, no body', () => {
     const paths = [
-      '/api/', '/api/users/', '/api/users/?page=2', '/api/space/openings/?format=api', '/api/users.json', '/api/users/1/',
-      '/api/events/11/', '/api/users/?page=99', '/api/users/999/', '/api/users/?format=xml',
+      '/api/',
+      '/api/users/',
+      '/api/users/?page=2',
+      '/api/space/openings/?format=api',
+      '/api/users.json',
+      '/api/users/1/',
+      '/api/events/11/',
+      '/api/users/?page=99',
+      '/api/users/999/',
+      '/api/users/?format=xml',
     ];
     const ignored = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
     for (const path of paths) {
@@ -183,7 +201,11 @@ describe('representation and headers', () => {
     }
 
     it('OPTIONS with a suffix or format is the same view', async () => {
-      for (const [path, name] of [['/api/users.json', 'User List'], ['/api/events/2.api', 'Event Instance'], ['/api/?format=api', 'Api Root']]) {
+      for (const [path, name] of [
+        ['/api/users.json', 'User List'],
+        ['/api/events/2.api', 'Event Instance'],
+        ['/api/?format=api', 'Api Root'],
+      ]) {
         const res = await request(server.base, path, { method: 'OPTIONS' });
         assert.equal(res.status, 200, path);
         assert.equal(res.json().name, name, path);
@@ -217,11 +239,20 @@ describe('representation and headers', () => {
 
   describe('format suffixes', () => {
     const ok: [path: string, kind: Kind][] = [
-      ['/api/.json', 'root'], ['/api/.api', 'root'],
-      ['/api/users.json', 'list'], ['/api/users.api', 'list'], ['/api/space/openings.json', 'list'],
-      ['/api/projects.api', 'list'], ['/api/meetings.json', 'list'], ['/api/events.json', 'list'],
-      ['/api/users/7.json', 'detail'], ['/api/users/7.api', 'detail'], ['/api/space/openings/5.json', 'detail'],
-      ['/api/projects/1.json', 'detail'], ['/api/meetings/1.api', 'detail'], ['/api/events/2.json', 'detail'],
+      ['/api/.json', 'root'],
+      ['/api/.api', 'root'],
+      ['/api/users.json', 'list'],
+      ['/api/users.api', 'list'],
+      ['/api/space/openings.json', 'list'],
+      ['/api/projects.api', 'list'],
+      ['/api/meetings.json', 'list'],
+      ['/api/events.json', 'list'],
+      ['/api/users/7.json', 'detail'],
+      ['/api/users/7.api', 'detail'],
+      ['/api/space/openings/5.json', 'detail'],
+      ['/api/projects/1.json', 'detail'],
+      ['/api/meetings/1.api', 'detail'],
+      ['/api/events/2.json', 'detail'],
     ];
     for (const [path, kind] of ok) {
       it(`${path} → 200 JSON`, async () => {
@@ -233,15 +264,17 @@ describe('representation and headers', () => {
 
     it('a suffix gives the same records as the plain path', async () => {
       assert.deepEqual((await request(server.base, '/api/users/7.json')).json(), (await request(server.base, '/api/users/7/')).json());
-      assert.deepEqual(
-        (await request(server.base, '/api/space/openings.json')).json().results,
-        (await request(server.base, '/api/space/openings/')).json().results,
-      );
+      assert.deepEqual((await request(server.base, '/api/space/openings.json')).json().results, (await request(server.base, '/api/space/openings/')).json().results);
     });
 
     const bad: [path: string, kind: Kind][] = [
-      ['/api/.xml', 'root'], ['/api/.html', 'root'], ['/api/users.xml', 'list'], ['/api/users.csv', 'list'],
-      ['/api/space/openings.txt', 'list'], ['/api/users/7.xml', 'detail'], ['/api/users/7.html', 'detail'],
+      ['/api/.xml', 'root'],
+      ['/api/.html', 'root'],
+      ['/api/users.xml', 'list'],
+      ['/api/users.csv', 'list'],
+      ['/api/space/openings.txt', 'list'],
+      ['/api/users/7.xml', 'detail'],
+      ['/api/users/7.html', 'detail'],
       ['/api/events/2.yaml', 'detail'],
     ];
     for (const [path, kind] of bad) {
@@ -261,8 +294,14 @@ describe('representation and headers', () => {
 
   describe('Accept', () => {
     const acceptable: (string | undefined)[] = [
-      undefined, '*/*', 'application/*', 'application/json', 'application/json;q=0.5;indent=4', 'application/json; charset=utf-8',
-      'text/html, application/json;q=0.9', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+      undefined,
+      '*/*',
+      'application/*',
+      'application/json',
+      'application/json;q=0.5;indent=4',
+      'application/json; charset=utf-8',
+      'text/html, application/json;q=0.9',
+      'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
     ];
     for (const accept of acceptable) {
       it(`Accept ${accept ?? '(absent)'} → 200 application/json on every route kind`, async () => {
@@ -344,7 +383,9 @@ describe('errors', () => {
 
     it('the 301 wins over a write with a bad body', async () => {
       const res = await request(server.base, '/api/users', {
-        method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"broken',
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"broken',
       });
       assert.equal(res.status, 301);
       assert.equal(res.headers.location, '/api/users/');
@@ -366,8 +407,16 @@ describe('errors', () => {
 
   describe('unknown paths → 404 {"detail":"Not found."}', () => {
     const paths = [
-      '/api/nope', '/api/nope/', '/api/users/7/extra', '/api/users/7/extra/', '/api/space', '/api/space/', '/api/Users/',
-      '/api/users//', '/api//users/', '/api/space/openings/1/2/',
+      '/api/nope',
+      '/api/nope/',
+      '/api/users/7/extra',
+      '/api/users/7/extra/',
+      '/api/space',
+      '/api/space/',
+      '/api/Users/',
+      '/api/users//',
+      '/api//users/',
+      '/api/space/openings/1/2/',
     ];
     for (const path of paths) {
       it(`${path}, for every method, without Allow`, async () => {
@@ -394,7 +443,9 @@ describe('errors', () => {
       it(`${WRITES.join('/')} ${path} → 401, WWW-Authenticate: Token, Allow ${ALLOW[kind]}`, async () => {
         for (const method of WRITES) {
           const res = await request(server.base, path, {
-            method, headers: { 'Content-Type': 'application/json' }, body: '{"title":"x"}',
+            method,
+            headers: { 'Content-Type': 'application/json' },
+            body: '{"title":"x"}',
           });
           assertJson(res, 401, NOT_AUTHENTICATED, `${method} ${path}`);
           assert.equal(res.headers['www-authenticate'], 'Token', `${method} ${path}`);
@@ -423,7 +474,11 @@ describe('errors', () => {
     ];
     for (const [what, contentType, body] of bodies) {
       it(`401 wins over ${what}`, async () => {
-        for (const [method, path] of [['POST', '/api/projects/'], ['PUT', '/api/projects/1/'], ['PATCH', '/api/events/1/']]) {
+        for (const [method, path] of [
+          ['POST', '/api/projects/'],
+          ['PUT', '/api/projects/1/'],
+          ['PATCH', '/api/events/1/'],
+        ]) {
           const res = await request(server.base, path, { method, headers: { 'Content-Type': contentType }, body });
           assertJson(res, 401, NOT_AUTHENTICATED, `${method} ${path}`);
           assert.equal(res.headers['www-authenticate'], 'Token');
@@ -432,7 +487,12 @@ describe('errors', () => {
     }
 
     it('401 wins over a method the route does not allow (PUT on a collection, POST on a detail, DELETE on the root)', async () => {
-      for (const [method, path] of [['PUT', '/api/users/'], ['PATCH', '/api/events/'], ['POST', '/api/users/1/'], ['DELETE', '/api/']]) {
+      for (const [method, path] of [
+        ['PUT', '/api/users/'],
+        ['PATCH', '/api/events/'],
+        ['POST', '/api/users/1/'],
+        ['DELETE', '/api/'],
+      ]) {
         const res = await request(server.base, path, { method });
         assertJson(res, 401, NOT_AUTHENTICATED, `${method} ${path}`);
         assert.equal(res.headers['www-authenticate'], 'Token');

@@ -5,8 +5,21 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
-  assertJson, byCodePoint, closeServers, COLLECTION_PATHS, event, meeting, opening, pathOf, project, sample, sampleOf,
-  startServers, user, walkPages, type DumpRecord,
+  assertJson,
+  byCodePoint,
+  closeServers,
+  COLLECTION_PATHS,
+  event,
+  meeting,
+  opening,
+  pathOf,
+  project,
+  sample,
+  sampleOf,
+  startServers,
+  user,
+  walkPages,
+  type DumpRecord,
 } from './support/contract.js';
 import { request } from './support/http.js';
 import { rawRequest } from './support/raw-http.js';
@@ -24,14 +37,19 @@ describe('pagination envelope', () => {
   let defaults: TestServer;
 
   /** Usernames of the sample in the contract's order: the expected content of every users page. */
-  const USERNAMES = sampleOf('users.user').map((u) => u.fields.username as string).sort(byCodePoint);
+  const USERNAMES = sampleOf('users.user')
+    .map((u) => u.fields.username as string)
+    .sort(byCodePoint);
   const COUNTS: Record<string, number> = {
-    users: 30, 'space/openings': 300, projects: 15, meetings: 12, events: 20,
+    users: 30,
+    'space/openings': 300,
+    projects: 15,
+    meetings: 12,
+    events: 20,
   };
 
   before(async () => {
-    const many = Array.from({ length: 1005 }, (_, i) =>
-      opening(i + 1, new Date(Date.UTC(2020, 0, 1) + i * 60_000).toISOString().replace('.000Z', 'Z'), i % 2 === 0));
+    const many = Array.from({ length: 1005 }, (_, i) => opening(i + 1, new Date(Date.UTC(2020, 0, 1) + i * 60_000).toISOString().replace('.000Z', 'Z'), i % 2 === 0));
     servers = await startServers({
       small: { records: sample(), env: { PAGE_SIZE: '3', MAX_PAGE_SIZE: '5' } },
       empty: { records: [], env: { PAGE_SIZE: '3', MAX_PAGE_SIZE: '5' } },
@@ -134,7 +152,10 @@ describe('pagination envelope', () => {
     for (const [query, size, nextQuery] of sizes) {
       it(`?${query} → ${size} per page, next ?${nextQuery}`, async () => {
         const body = await page(small, `/api/users/?${query}`);
-        assert.deepEqual(body.results.map((u: any) => u.username), USERNAMES.slice(0, size));
+        assert.deepEqual(
+          body.results.map((u: any) => u.username),
+          USERNAMES.slice(0, size),
+        );
         assert.equal(body.count, 30);
         assert.equal(pathOf(body.next), `/api/users/?${nextQuery}`);
       });
@@ -153,10 +174,16 @@ describe('pagination envelope', () => {
     for (const [query, carried] of invalid) {
       it(`invalid ?${query} is ignored (default size) but carried into the links`, async () => {
         const body = await page(small, `/api/users/?${query}`);
-        assert.deepEqual(body.results.map((u: any) => u.username), USERNAMES.slice(0, 3));
+        assert.deepEqual(
+          body.results.map((u: any) => u.username),
+          USERNAMES.slice(0, 3),
+        );
         assert.equal(pathOf(body.next), `/api/users/?page=2&${carried}`);
         const second = await page(small, `/api/users/?${query}&page=2`);
-        assert.deepEqual(second.results.map((u: any) => u.username), USERNAMES.slice(3, 6));
+        assert.deepEqual(
+          second.results.map((u: any) => u.username),
+          USERNAMES.slice(3, 6),
+        );
         assert.equal(pathOf(second.previous), `/api/users/?${carried}`);
       });
     }
@@ -165,7 +192,10 @@ describe('pagination envelope', () => {
     for (const size of clamped) {
       it(`page_size=${size} is clamped to MAX_PAGE_SIZE (5)`, async () => {
         const body = await page(small, `/api/users/?page_size=${size}`);
-        assert.deepEqual(body.results.map((u: any) => u.username), USERNAMES.slice(0, 5));
+        assert.deepEqual(
+          body.results.map((u: any) => u.username),
+          USERNAMES.slice(0, 5),
+        );
         assert.equal(body.count, 30);
         assert.equal(pathOf(body.next), `/api/users/?page=2&page_size=${size}`);
       });
@@ -173,7 +203,10 @@ describe('pagination envelope', () => {
 
     it('clamped pages: 30 users at 5 per page end on page 6', async () => {
       const body = await page(small, '/api/users/?page_size=100&page=last');
-      assert.deepEqual(body.results.map((u: any) => u.username), USERNAMES.slice(25));
+      assert.deepEqual(
+        body.results.map((u: any) => u.username),
+        USERNAMES.slice(25),
+      );
       assert.equal(body.next, null);
       assert.equal(pathOf(body.previous), '/api/users/?page=5&page_size=100');
       assert.equal((await request(small.base, '/api/users/?page_size=100&page=7')).status, 404);
@@ -183,14 +216,20 @@ describe('pagination envelope', () => {
   describe('page', () => {
     it('page=last is the last page', async () => {
       const body = await page(small, '/api/users/?page=last');
-      assert.deepEqual(body.results.map((u: any) => u.username), USERNAMES.slice(27));
+      assert.deepEqual(
+        body.results.map((u: any) => u.username),
+        USERNAMES.slice(27),
+      );
       assert.equal(body.next, null);
       assert.equal(pathOf(body.previous), '/api/users/?page=9');
     });
 
     it('page=last of a partial last page', async () => {
       const body = await page(small, '/api/projects/?page=last&page_size=4');
-      assert.deepEqual(body.results.map((p: any) => p.id), [13, 14, 15]);
+      assert.deepEqual(
+        body.results.map((p: any) => p.id),
+        [13, 14, 15],
+      );
       assert.equal(body.next, null);
       assert.equal(pathOf(body.previous), '/api/projects/?page=3&page_size=4');
     });
@@ -199,14 +238,20 @@ describe('pagination envelope', () => {
       const body = await page(small, '/api/projects/?page=last&page_size=5000');
       assert.equal(body.results.length, 5);
       const one = await page(small, '/api/meetings/?page=last&page_size=5');
-      assert.deepEqual(one.results.map((m: any) => m.id), [11, 12]);
+      assert.deepEqual(
+        one.results.map((m: any) => m.id),
+        [11, 12],
+      );
     });
 
     const firstPage = ['', '?page=', '?page=1', '?page=%201', '?page=01'];
     for (const query of firstPage) {
       it(`${query || 'no page'} → first page, previous null`, async () => {
         const body = await page(small, `/api/users/${query}`);
-        assert.deepEqual(body.results.map((u: any) => u.username), USERNAMES.slice(0, 3));
+        assert.deepEqual(
+          body.results.map((u: any) => u.username),
+          USERNAMES.slice(0, 3),
+        );
         assert.equal(body.previous, null);
         assert.equal(pathOf(body.next), '/api/users/?page=2');
       });
@@ -216,15 +261,37 @@ describe('pagination envelope', () => {
     for (const query of second) {
       it(`?${query} → page 2`, async () => {
         const body = await page(small, `/api/users/?${query}`);
-        assert.deepEqual(body.results.map((u: any) => u.username), USERNAMES.slice(3, 6));
+        assert.deepEqual(
+          body.results.map((u: any) => u.username),
+          USERNAMES.slice(3, 6),
+        );
         assert.equal(pathOf(body.next), '/api/users/?page=3');
         assert.equal(pathOf(body.previous), '/api/users/');
       });
     }
 
     const invalidPages = [
-      '0', '00', '-1', '-0', 'abc', '1.5', '2.0', 'LAST', 'Last', '%20last', 'last%20', '0x2', '1e1', '11', '12',
-      '99999999999999999999', '9007199254740993', '18446744073709551617', '%2B-1', '2%203', '%E9',
+      '0',
+      '00',
+      '-1',
+      '-0',
+      'abc',
+      '1.5',
+      '2.0',
+      'LAST',
+      'Last',
+      '%20last',
+      'last%20',
+      '0x2',
+      '1e1',
+      '11',
+      '12',
+      '99999999999999999999',
+      '9007199254740993',
+      '18446744073709551617',
+      '%2B-1',
+      '2%203',
+      '%E9',
     ];
     for (const value of invalidPages) {
       it(`page=${value} → 404 {"detail":"Invalid page."}`, async () => {
@@ -244,7 +311,10 @@ describe('pagination envelope', () => {
   describe('repeated parameters: the last page and the last page_size win', () => {
     it('?page=1&page=2 → page 2, and the links hold one page pair', async () => {
       const body = await page(small, '/api/users/?page=1&page=2');
-      assert.deepEqual(body.results.map((u: any) => u.username), USERNAMES.slice(3, 6));
+      assert.deepEqual(
+        body.results.map((u: any) => u.username),
+        USERNAMES.slice(3, 6),
+      );
       assert.equal(pathOf(body.next), '/api/users/?page=3');
       assert.equal(pathOf(body.previous), '/api/users/');
     });
@@ -267,7 +337,10 @@ describe('pagination envelope', () => {
 
     it('?page_size=2&page_size=4 → 4 per page; both page_size pairs carried', async () => {
       const body = await page(small, '/api/users/?page_size=2&page_size=4');
-      assert.deepEqual(body.results.map((u: any) => u.username), USERNAMES.slice(0, 4));
+      assert.deepEqual(
+        body.results.map((u: any) => u.username),
+        USERNAMES.slice(0, 4),
+      );
       assert.equal(pathOf(body.next), '/api/users/?page=2&page_size=2&page_size=4');
     });
 
@@ -447,10 +520,13 @@ describe('link construction', () => {
       ['UTF-8 value é', utf8('/api/users/?foo=é&page_size=3&page=2'), '/api/users/?foo=%C3%A9&page_size=3&page=2', '?foo=%C3%A9&page=3&page_size=3'],
       ['UTF-8 key 🐜', utf8('/api/users/?🐜=1&page_size=3&page=2'), '/api/users/?%F0%9F%90%9C=1&page_size=3&page=2', '?page=3&page_size=3&%F0%9F%90%9C=1'],
       ['astral and BMP keys sorted by code point', utf8('/api/users/?🐜=1&ｚ=2&page=2'), '/api/users/?%F0%9F%90%9C=1&%EF%BD%9A=2&page=2', '?page=3&%EF%BD%9A=2&%F0%9F%90%9C=1'],
-      ['an invalid byte becomes U+FFFD',
-        Buffer.concat([utf8('/api/users/?foo='), Buffer.from([0xe9]), utf8('&page=2')]), '/api/users/?foo=%E9&page=2', '?foo=%EF%BF%BD&page=3'],
-      ['a truncated sequence becomes U+FFFD',
-        Buffer.concat([utf8('/api/users/?foo=a'), Buffer.from([0xf0, 0x9f]), utf8('&page=2')]), '/api/users/?foo=a%F0%9F&page=2', '?foo=a%EF%BF%BD&page=3'],
+      ['an invalid byte becomes U+FFFD', Buffer.concat([utf8('/api/users/?foo='), Buffer.from([0xe9]), utf8('&page=2')]), '/api/users/?foo=%E9&page=2', '?foo=%EF%BF%BD&page=3'],
+      [
+        'a truncated sequence becomes U+FFFD',
+        Buffer.concat([utf8('/api/users/?foo=a'), Buffer.from([0xf0, 0x9f]), utf8('&page=2')]),
+        '/api/users/?foo=a%F0%9F&page=2',
+        '?foo=a%EF%BF%BD&page=3',
+      ],
     ];
     for (const [what, raw, encoded, next] of cases) {
       it(`${what}, percent-encoded → ${next}`, async () => {
@@ -475,7 +551,9 @@ describe('absolute URLs', () => {
    * Every kind of absolute URL is checked: root entries, next/previous, record hyperlinks, pictures.
    */
   const RECORDS: DumpRecord[] = [
-    user(1, 'ada'), user(2, 'bob'), user(3, 'cyd'),
+    user(1, 'ada'),
+    user(2, 'bob'),
+    user(3, 'cyd'),
     project(1, 1, { participants: [2] }),
     event(1, '2021-01-01T10:00:00Z', '2021-01-01T12:00:00Z', { organizer: 1, picture: 'p q.png' }),
     meeting(1, 1, { members: [3] }),
@@ -491,9 +569,7 @@ describe('absolute URLs', () => {
       trusted: { TRUST_PROXY: 'true' },
       trustedWithPublicUrl: { TRUST_PROXY: 'true', PUBLIC_URL: 'https://canonical.example' },
     };
-    servers = await startServers(Object.fromEntries(
-      Object.entries(envs).map(([name, env]) => [name, { records: RECORDS, env: { PAGE_SIZE: '1', ...env } }]),
-    ));
+    servers = await startServers(Object.fromEntries(Object.entries(envs).map(([name, env]) => [name, { records: RECORDS, env: { PAGE_SIZE: '1', ...env } }])));
   });
 
   after(async () => {
@@ -504,8 +580,11 @@ describe('absolute URLs', () => {
   function expectedLinks(base: string) {
     return {
       root: {
-        events: `${base}/api/events/`, meetings: `${base}/api/meetings/`, users: `${base}/api/users/`,
-        projects: `${base}/api/projects/`, 'space/openings': `${base}/api/space/openings/`,
+        events: `${base}/api/events/`,
+        meetings: `${base}/api/meetings/`,
+        users: `${base}/api/users/`,
+        projects: `${base}/api/projects/`,
+        'space/openings': `${base}/api/space/openings/`,
       },
       usersNext: `${base}/api/users/?page=2`,
       usersPrevious: `${base}/api/users/`,
@@ -545,10 +624,7 @@ describe('absolute URLs', () => {
   }
 
   describe('Host header as sent', () => {
-    const hosts = [
-      'example.org', 'Example.ORG', 'EXAMPLE.org:8080', 'example.org.', 'Example.Org.:81', '[::1]:8000', '[::1]',
-      'localhost', '127.0.0.1:9', 'my-host-1.example',
-    ];
+    const hosts = ['example.org', 'Example.ORG', 'EXAMPLE.org:8080', 'example.org.', 'Example.Org.:81', '[::1]:8000', '[::1]', 'localhost', '127.0.0.1:9', 'my-host-1.example'];
     for (const host of hosts) {
       it(`Host: ${host} → http://${host}`, async () => {
         const actual = await actualLinks(viaHttp(servers.plain, { Host: host }));
@@ -591,16 +667,24 @@ describe('absolute URLs', () => {
     });
 
     it('ignores X-Forwarded-* (untrusted)', async () => {
-      const actual = await actualLinks(viaHttp(servers.publicUrl, {
-        Host: 'example.org', 'X-Forwarded-Proto': 'http', 'X-Forwarded-Host': 'evil.example',
-      }));
+      const actual = await actualLinks(
+        viaHttp(servers.publicUrl, {
+          Host: 'example.org',
+          'X-Forwarded-Proto': 'http',
+          'X-Forwarded-Host': 'evil.example',
+        }),
+      );
       assert.deepEqual(actual, expectedLinks('https://hackerspace.example.org'));
     });
 
     it('wins over trusted X-Forwarded-* too', async () => {
-      const actual = await actualLinks(viaHttp(servers.trustedWithPublicUrl, {
-        Host: 'example.org', 'X-Forwarded-Proto': 'http', 'X-Forwarded-Host': 'proxy.example',
-      }));
+      const actual = await actualLinks(
+        viaHttp(servers.trustedWithPublicUrl, {
+          Host: 'example.org',
+          'X-Forwarded-Proto': 'http',
+          'X-Forwarded-Host': 'proxy.example',
+        }),
+      );
       assert.deepEqual(actual, expectedLinks('https://canonical.example'));
     });
   });
@@ -645,11 +729,13 @@ describe('absolute URLs', () => {
   });
 
   describe('HTTP/1.0', () => {
-    const viaRaw = (server: TestServer, host: string | null): Fetch => async (path) => {
-      const res = await rawRequest(server.port, path, { version: '1.0', host });
-      assert.equal(res.status, 200, `${path} → ${res.status} ${res.text.slice(0, 200)}`);
-      return res.json();
-    };
+    const viaRaw =
+      (server: TestServer, host: string | null): Fetch =>
+      async (path) => {
+        const res = await rawRequest(server.port, path, { version: '1.0', host });
+        assert.equal(res.status, 200, `${path} → ${res.status} ${res.text.slice(0, 200)}`);
+        return res.json();
+      };
 
     it('without Host uses the address the server listens on', async () => {
       const actual = await actualLinks(viaRaw(servers.plain, null));

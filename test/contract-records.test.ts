@@ -6,8 +6,26 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
-  assertJson, byCodePoint, closeServers, COLLECTION_PATHS, event, expectedAvatar, fixtureMicros, getOk, hyperlinksOf,
-  meeting, opening, pathOf, project, sample, sampleOf, startServers, user, walkPages, wireUtc, type DumpRecord,
+  assertJson,
+  byCodePoint,
+  closeServers,
+  COLLECTION_PATHS,
+  event,
+  expectedAvatar,
+  fixtureMicros,
+  getOk,
+  hyperlinksOf,
+  meeting,
+  opening,
+  pathOf,
+  project,
+  sample,
+  sampleOf,
+  startServers,
+  user,
+  walkPages,
+  wireUtc,
+  type DumpRecord,
 } from './support/contract.js';
 import { request } from './support/http.js';
 import { startServer, type TestServer } from './support/server.js';
@@ -61,17 +79,26 @@ describe('records', () => {
   function expectedProject(p: DumpRecord, base: string, mode: Mode = NONE) {
     const f = p.fields;
     return {
-      id: p.pk, title: f.title, maintainer: link(base, mode, 'users', f.maintainer),
+      id: p.pk,
+      title: f.title,
+      maintainer: link(base, mode, 'users', f.maintainer),
       participants: byUsername(f.participants).map((id) => link(base, mode, 'users', id)),
-      status: f.status, progress: f.progress, short_description: f.short_description, content: f.content,
+      status: f.status,
+      progress: f.progress,
+      short_description: f.short_description,
+      content: f.content,
     };
   }
 
   function expectedMeeting(m: DumpRecord, base: string, mode: Mode = NONE) {
     const f = m.fields;
     return {
-      id: m.pk, event: link(base, mode, 'events', f.event), OJ: f.OJ, PV: f.PV,
-      members: byUsername(f.members).map((id) => link(base, mode, 'users', id)), pad: f.pad,
+      id: m.pk,
+      event: link(base, mode, 'events', f.event),
+      OJ: f.OJ,
+      PV: f.PV,
+      members: byUsername(f.members).map((id) => link(base, mode, 'users', id)),
+      pad: f.pad,
     };
   }
 
@@ -80,8 +107,14 @@ describe('records', () => {
     const meetingId = MEETING_OF_EVENT.get(e.pk);
     if (f.picture && !(f.picture in PICTURES)) throw new Error(`no expected URL for picture ${f.picture}`);
     return {
-      id: e.pk, place: f.place, start: wireTime(f.start), stop: wireTime(f.stop), title: f.title, status: f.status,
-      description: f.description, organizer: link(base, mode, 'users', f.organizer),
+      id: e.pk,
+      place: f.place,
+      start: wireTime(f.start),
+      stop: wireTime(f.stop),
+      title: f.title,
+      status: f.status,
+      description: f.description,
+      organizer: link(base, mode, 'users', f.organizer),
       meeting: meetingId === undefined ? null : link(base, mode, 'meetings', meetingId),
       picture: f.picture ? `${base}/media/${PICTURES[f.picture]}` : null,
     };
@@ -125,9 +158,15 @@ describe('records', () => {
       assert.equal(records.length, USERS.length);
       const byName = new Map(records.map((r) => [r.username, r]));
       for (const u of USERS) {
-        assert.deepEqual(byName.get(u.fields.username), {
-          username: u.fields.username, avatar: expectedAvatar(u.fields.email), has_key: u.fields.has_key,
-        }, `user ${u.pk}`);
+        assert.deepEqual(
+          byName.get(u.fields.username),
+          {
+            username: u.fields.username,
+            avatar: expectedAvatar(u.fields.email),
+            has_key: u.fields.has_key,
+          },
+          `user ${u.pk}`,
+        );
       }
     });
 
@@ -193,8 +232,9 @@ describe('records', () => {
   describe('e-mail addresses never appear in a response', () => {
     const usernames = USERS.map((u) => u.fields.username as string);
     // jane.doe@example.org is also a username: that text is the username, legitimately published.
-    const secrets = USERS.flatMap((u) => [u.fields.email as string, (u.fields.email as string).toLowerCase()])
-      .filter((email) => !usernames.some((name) => name.toLowerCase().includes(email.toLowerCase())));
+    const secrets = USERS.flatMap((u) => [u.fields.email as string, (u.fields.email as string).toLowerCase()]).filter(
+      (email) => !usernames.some((name) => name.toLowerCase().includes(email.toLowerCase())),
+    );
 
     async function bodiesOf(target: TestServer, suffix = ''): Promise<string[]> {
       const bodies: string[] = [];
@@ -222,7 +262,10 @@ describe('records', () => {
 
     it('there are e-mails to look for', () => assert.ok(secrets.length >= 50));
 
-    for (const [name, suffix] of [['plain', ''], ['format=api', '?format=api']] as const) {
+    for (const [name, suffix] of [
+      ['plain', ''],
+      ['format=api', '?format=api'],
+    ] as const) {
       it(`all pages of all collections, and details (${name})`, async () => {
         const bodies = await bodiesOf(server, suffix);
         assert.ok(bodies.length > 80, `only ${bodies.length} bodies`);
@@ -243,12 +286,18 @@ describe('records', () => {
   describe('projects, meetings, events: whole records equal the fixture', () => {
     it('projects (ascending id, links, participants by username, text verbatim)', async () => {
       const records = await all(server, '/api/projects/?page_size=1000');
-      assert.deepEqual(records, PROJECTS.map((p) => expectedProject(p, server.base)));
+      assert.deepEqual(
+        records,
+        PROJECTS.map((p) => expectedProject(p, server.base)),
+      );
     });
 
     it('meetings (event link, members by username, text verbatim)', async () => {
       const records = await all(server, '/api/meetings/?page_size=1000');
-      assert.deepEqual(records, MEETINGS.map((m) => expectedMeeting(m, server.base)));
+      assert.deepEqual(
+        records,
+        MEETINGS.map((m) => expectedMeeting(m, server.base)),
+      );
     });
 
     it('events (times, organizer, meeting link or null, picture URL or null)', async () => {
@@ -262,13 +311,19 @@ describe('records', () => {
   describe('related users are ordered by username code points', () => {
     it('project 1 participants (the maintainer is also a participant)', async () => {
       const record = await getOk(server.base, '/api/projects/1/');
-      assert.deepEqual(record.participants, [24, 4, 27, 5, 26, 8, 10, 18, 19].map((id) => `${server.base}/api/users/${id}/`));
+      assert.deepEqual(
+        record.participants,
+        [24, 4, 27, 5, 26, 8, 10, 18, 19].map((id) => `${server.base}/api/users/${id}/`),
+      );
       assert.equal(record.maintainer, `${server.base}/api/users/18/`);
     });
 
     it('meeting 1 members: ｚｅｄ (U+FF5A) before 🐜ant (U+1F41C)', async () => {
       const record = await getOk(server.base, '/api/meetings/1/');
-      assert.deepEqual(record.members, [4, 23, 11, 30, 17, 18, 19, 20].map((id) => `${server.base}/api/users/${id}/`));
+      assert.deepEqual(
+        record.members,
+        [4, 23, 11, 30, 17, 18, 19, 20].map((id) => `${server.base}/api/users/${id}/`),
+      );
     });
 
     it('every project and meeting', async () => {
@@ -286,7 +341,10 @@ describe('records', () => {
   describe('event pictures and meetings', () => {
     const affiche = 'event_pictures/affiche%20%C3%A9t%C3%A9%202019.png';
     const pictures: [id: number, path: string | null][] = [
-      [11, affiche], [16, affiche], [6, 'event_pictures/poster.jpg'], [17, 'event_pictures/poster.jpg'],
+      [11, affiche],
+      [16, affiche],
+      [6, 'event_pictures/poster.jpg'],
+      [17, 'event_pictures/poster.jpg'],
       [1, null], // stored ''
       [2, null], // stored null
       [13, null],
@@ -304,7 +362,13 @@ describe('records', () => {
       }
     });
 
-    const meetings: [event: number, meeting: number | null][] = [[14, 1], [7, 12], [19, 10], [2, null], [3, null]];
+    const meetings: [event: number, meeting: number | null][] = [
+      [14, 1],
+      [7, 12],
+      [19, 10],
+      [2, null],
+      [3, null],
+    ];
     for (const [eventId, meetingId] of meetings) {
       it(`event ${eventId}: meeting ${meetingId ?? 'null'}`, async () => {
         const record = await getOk(server.base, `/api/events/${eventId}/`);
@@ -440,8 +504,26 @@ describe('ordering', () => {
 
   /** Users whose names separate code-point order from UTF-16 order and from locale orders. */
   const TRICKY_NAMES = [
-    '🐜', '\uE000private', '\uFFFDreplacement', '😀smile', 'ａfullwidth', 'a', 'B', ' space', '0zero', 'Z', 'é',
-    'e\u0301', 'ｚｅｄ', '𝒜script', 'ﬁ', '\u00A0nbsp', 'Ω', '~tilde', 'aa', 'a a',
+    '🐜',
+    '\uE000private',
+    '\uFFFDreplacement',
+    '😀smile',
+    'ａfullwidth',
+    'a',
+    'B',
+    ' space',
+    '0zero',
+    'Z',
+    'é',
+    'e\u0301',
+    'ｚｅｄ',
+    '𝒜script',
+    'ﬁ',
+    '\u00A0nbsp',
+    'Ω',
+    '~tilde',
+    'aa',
+    'a a',
   ];
 
   /** Events whose times tie, to pin the secondary keys; pks inserted out of order. */
@@ -463,9 +545,18 @@ describe('ordering', () => {
       ...TRICKY_NAMES.map((name, i) => user(TRICKY_NAMES.length - i, name)),
       ...CUSTOM_EVENTS,
       // projects and meetings inserted in descending pk order
-      project(12, 1), project(5, 2), project(9, 1), project(1, 3), project(30, 2),
-      meeting(20, 9), meeting(4, 3), meeting(11, 2), meeting(2, 1),
-      opening(3, '2020-01-01T00:00:00Z'), opening(1, '2020-01-03T00:00:00Z'), opening(2, '2020-01-02T00:00:00Z'),
+      project(12, 1),
+      project(5, 2),
+      project(9, 1),
+      project(1, 3),
+      project(30, 2),
+      meeting(20, 9),
+      meeting(4, 3),
+      meeting(11, 2),
+      meeting(2, 1),
+      opening(3, '2020-01-01T00:00:00Z'),
+      opening(1, '2020-01-03T00:00:00Z'),
+      opening(2, '2020-01-02T00:00:00Z'),
     ];
     servers = await startServers({
       server: { records: sample(), env: { TIME_ZONE: 'UTC', PAGE_SIZE: '7' } },
@@ -481,8 +572,13 @@ describe('ordering', () => {
   describe('users: username in code-point order', () => {
     it('the sample, across pages', async () => {
       const { records } = await walkPages(server.base, '/api/users/');
-      const expected = sampleOf('users.user').map((u) => u.fields.username as string).sort(byCodePoint);
-      assert.deepEqual(records.map((u) => u.username), expected);
+      const expected = sampleOf('users.user')
+        .map((u) => u.fields.username as string)
+        .sort(byCodePoint);
+      assert.deepEqual(
+        records.map((u) => u.username),
+        expected,
+      );
     });
 
     it("'🐜ant' comes after 'ｚｅｄ' and 'ﬁnn_ligature' (UTF-16 order would differ)", async () => {
@@ -521,9 +617,10 @@ describe('ordering', () => {
 
     it('pk order is not time order', async () => {
       const { records } = await walkPages(custom.base, '/api/space/openings/');
-      assert.deepEqual(records.map((r) => r.time), [
-        '2020-01-03T00:00:00+00:00', '2020-01-02T00:00:00+00:00', '2020-01-01T00:00:00+00:00',
-      ]);
+      assert.deepEqual(
+        records.map((r) => r.time),
+        ['2020-01-03T00:00:00+00:00', '2020-01-02T00:00:00+00:00', '2020-01-01T00:00:00+00:00'],
+      );
     });
 
     it('ignores ordering=', async () => {
@@ -538,54 +635,78 @@ describe('ordering', () => {
   describe('projects and meetings: ascending id', () => {
     it('projects of the sample', async () => {
       const { records } = await walkPages(server.base, '/api/projects/');
-      assert.deepEqual(records.map((p) => p.id), Array.from({ length: 15 }, (_, i) => i + 1));
+      assert.deepEqual(
+        records.map((p) => p.id),
+        Array.from({ length: 15 }, (_, i) => i + 1),
+      );
     });
 
     it('meetings of the sample', async () => {
       const { records } = await walkPages(server.base, '/api/meetings/');
-      assert.deepEqual(records.map((m) => m.id), Array.from({ length: 12 }, (_, i) => i + 1));
+      assert.deepEqual(
+        records.map((m) => m.id),
+        Array.from({ length: 12 }, (_, i) => i + 1),
+      );
     });
 
     it('projects inserted in another order, across pages', async () => {
       const { records } = await walkPages(custom.base, '/api/projects/?page_size=2');
-      assert.deepEqual(records.map((p) => p.id), [1, 5, 9, 12, 30]);
+      assert.deepEqual(
+        records.map((p) => p.id),
+        [1, 5, 9, 12, 30],
+      );
     });
 
     it('meetings inserted in another order, across pages', async () => {
       const { records } = await walkPages(custom.base, '/api/meetings/?page_size=3');
-      assert.deepEqual(records.map((m) => m.id), [2, 4, 11, 20]);
+      assert.deepEqual(
+        records.map((m) => m.id),
+        [2, 4, 11, 20],
+      );
     });
 
     it('ignore ordering=', async () => {
       for (const ordering of ['-id', 'title', '-start']) {
-        assert.deepEqual((await walkPages(custom.base, `/api/projects/?ordering=${ordering}`)).records.map((p) => p.id), [1, 5, 9, 12, 30]);
-        assert.deepEqual((await walkPages(custom.base, `/api/meetings/?ordering=${ordering}`)).records.map((m) => m.id), [2, 4, 11, 20]);
+        assert.deepEqual(
+          (await walkPages(custom.base, `/api/projects/?ordering=${ordering}`)).records.map((p) => p.id),
+          [1, 5, 9, 12, 30],
+        );
+        assert.deepEqual(
+          (await walkPages(custom.base, `/api/meetings/?ordering=${ordering}`)).records.map((m) => m.id),
+          [2, 4, 11, 20],
+        );
       }
     });
   });
 
   describe('events: start, stop, id; a null start or stop before any time', () => {
     /** null is below any time, as the contract's default order puts it first. */
-    const cmpTime = (a: string | null, b: string | null) =>
-      a === b ? 0 : a === null ? -1 : b === null ? 1 : Number(fixtureMicros(a) - fixtureMicros(b));
+    const cmpTime = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : Number(fixtureMicros(a) - fixtureMicros(b)));
 
     function expectedDefault(records: DumpRecord[]): number[] {
-      return [...records]
-        .sort((x, y) => cmpTime(x.fields.start, y.fields.start) || cmpTime(x.fields.stop, y.fields.stop) || x.pk - y.pk)
-        .map((e) => e.pk);
+      return [...records].sort((x, y) => cmpTime(x.fields.start, y.fields.start) || cmpTime(x.fields.stop, y.fields.stop) || x.pk - y.pk).map((e) => e.pk);
     }
 
     it('the sample (null starts first), across pages', async () => {
       const { records } = await walkPages(server.base, '/api/events/?page_size=3');
       const expected = expectedDefault(sampleOf('events.event'));
       assert.deepEqual(expected.slice(0, 3), [7, 17, 19]);
-      assert.deepEqual(records.map((e) => e.id), expected);
+      assert.deepEqual(
+        records.map((e) => e.id),
+        expected,
+      );
     });
 
     it('ties on start are broken by stop (null first), then id', async () => {
       const { records } = await walkPages(custom.base, '/api/events/');
-      assert.deepEqual(records.map((e) => e.id), [2, 6, 5, 8, 7, 3, 4, 9, 1]);
-      assert.deepEqual(records.map((e) => e.id), expectedDefault(CUSTOM_EVENTS));
+      assert.deepEqual(
+        records.map((e) => e.id),
+        [2, 6, 5, 8, 7, 3, 4, 9, 1],
+      );
+      assert.deepEqual(
+        records.map((e) => e.id),
+        expectedDefault(CUSTOM_EVENTS),
+      );
     });
 
     /**
@@ -609,9 +730,27 @@ describe('ordering', () => {
       ['start', [{ field: 'start', descending: false }]],
       ['stop', [{ field: 'stop', descending: false }]],
       ['-stop', [{ field: 'stop', descending: true }]],
-      ['start,-stop', [{ field: 'start', descending: false }, { field: 'stop', descending: true }]],
-      ['-stop,start', [{ field: 'stop', descending: true }, { field: 'start', descending: false }]],
-      ['-start,-stop', [{ field: 'start', descending: true }, { field: 'stop', descending: true }]],
+      [
+        'start,-stop',
+        [
+          { field: 'start', descending: false },
+          { field: 'stop', descending: true },
+        ],
+      ],
+      [
+        '-stop,start',
+        [
+          { field: 'stop', descending: true },
+          { field: 'start', descending: false },
+        ],
+      ],
+      [
+        '-start,-stop',
+        [
+          { field: 'start', descending: true },
+          { field: 'stop', descending: true },
+        ],
+      ],
       ['title,-start', [{ field: 'start', descending: true }]],
       ['-start,nope', [{ field: 'start', descending: true }]],
     ];
@@ -631,7 +770,13 @@ describe('ordering', () => {
     it('ordering=-start puts the latest start first and the null starts last', async () => {
       const { records } = await walkPages(custom.base, '/api/events/?ordering=-start');
       assert.equal(records[0].id, 1);
-      assert.deepEqual(records.slice(-3).map((e) => e.id).sort(), [2, 5, 6]);
+      assert.deepEqual(
+        records
+          .slice(-3)
+          .map((e) => e.id)
+          .sort(),
+        [2, 5, 6],
+      );
     });
 
     it('ordering=start,-stop on ties: later stop first within one start', async () => {
@@ -647,7 +792,10 @@ describe('ordering', () => {
     for (const query of ignored) {
       it(`ordering=${JSON.stringify(query)} has no valid field → default order`, async () => {
         const { records } = await walkPages(custom.base, `/api/events/?ordering=${query}`);
-        assert.deepEqual(records.map((e) => e.id), expectedDefault(CUSTOM_EVENTS));
+        assert.deepEqual(
+          records.map((e) => e.id),
+          expectedDefault(CUSTOM_EVENTS),
+        );
       });
     }
   });
@@ -708,10 +856,15 @@ describe('times', () => {
     servers = await startServers({
       brussels: { records: brussels, env: { TIME_ZONE: 'Europe/Brussels' } },
       sample: { records: sampleOf('space.spacestatus'), env: { TIME_ZONE: 'UTC' } },
-      ...Object.fromEntries(zones.map((zone) => [zone, {
-        records: openings(OTHER_ZONES.filter(([z]) => z === zone).map(([, instant]) => instant)),
-        env: { TIME_ZONE: zone },
-      }])),
+      ...Object.fromEntries(
+        zones.map((zone) => [
+          zone,
+          {
+            records: openings(OTHER_ZONES.filter(([z]) => z === zone).map(([, instant]) => instant)),
+            env: { TIME_ZONE: zone },
+          },
+        ]),
+      ),
     });
   });
 
@@ -738,13 +891,14 @@ describe('times', () => {
       assert.equal(records.at(-1).time, '1970-01-01T00:59:59.500000+01:00');
       const spring = records.map((r) => r.time).filter((t) => t.startsWith('2021-03-28'));
       assert.deepEqual(spring, [
-        '2021-03-28T03:00:00.000001+02:00', '2021-03-28T03:00:00+02:00', '2021-03-28T01:59:59.999999+01:00',
-        '2021-03-28T01:59:59.500000+01:00', '2021-03-28T01:59:59+01:00',
+        '2021-03-28T03:00:00.000001+02:00',
+        '2021-03-28T03:00:00+02:00',
+        '2021-03-28T01:59:59.999999+01:00',
+        '2021-03-28T01:59:59.500000+01:00',
+        '2021-03-28T01:59:59+01:00',
       ]);
       const autumn = records.map((r) => r.time).filter((t) => t.startsWith('2021-10-31'));
-      assert.deepEqual(autumn, [
-        '2021-10-31T02:30:00+01:00', '2021-10-31T02:00:00+01:00', '2021-10-31T02:59:59+02:00', '2021-10-31T02:30:00+02:00',
-      ]);
+      assert.deepEqual(autumn, ['2021-10-31T02:30:00+01:00', '2021-10-31T02:00:00+01:00', '2021-10-31T02:59:59+02:00', '2021-10-31T02:30:00+02:00']);
     });
 
     it('event start and stop use the same format, and may be null', async () => {
@@ -762,7 +916,10 @@ describe('times', () => {
     for (const [zone, instant, wire] of OTHER_ZONES) {
       it(`${zone}: ${instant} → ${wire}`, async () => {
         const { records } = await walkPages(servers[zone].base, '/api/space/openings/');
-        assert.ok(records.some((r) => r.time === wire), `${wire} not in ${JSON.stringify(records.map((r) => r.time))}`);
+        assert.ok(
+          records.some((r) => r.time === wire),
+          `${wire} not in ${JSON.stringify(records.map((r) => r.time))}`,
+        );
       });
     }
   });
@@ -807,9 +964,7 @@ describe('detail routes', () => {
   });
 
   describe('id syntax', () => {
-    const spellings = [
-      '39', '039', '0039', '+39', '%2B39', '%2039', '39%20', '%20%2039%20%20', '%20+039%20', '%2B0039',
-    ];
+    const spellings = ['39', '039', '0039', '+39', '%2B39', '%2039', '39%20', '%20%2039%20%20', '%20+039%20', '%2B0039'];
     for (const id of spellings) {
       it(`/api/users/${id}/ is user 39`, async () => {
         assertJson(await request(server.base, `/api/users/${id}/`), 200, USER_39);
@@ -833,11 +988,41 @@ describe('detail routes', () => {
 
   describe('unknown or invalid ids → 404 {"detail":"Not found."}', () => {
     const ids = [
-      '0', '00', '-1', '-39', '%2D39', '-0', 'abc', '3x', 'x3', '0x27', '1e1', '39e0', '%20', '+', '%2B', '++39', '+-39',
-      '3%209', '%C3%A9',
-      '1000', '999', '301', '2147483647', '2147483648', '4294967296', '4294967297', '9007199254740991', '9007199254740993',
-      '9223372036854775807', '9223372036854775808', '18446744073709551615', '18446744073709551616', '18446744073709551617',
-      '99999999999999999999999999999999999999', '1' + '0'.repeat(400),
+      '0',
+      '00',
+      '-1',
+      '-39',
+      '%2D39',
+      '-0',
+      'abc',
+      '3x',
+      'x3',
+      '0x27',
+      '1e1',
+      '39e0',
+      '%20',
+      '+',
+      '%2B',
+      '++39',
+      '+-39',
+      '3%209',
+      '%C3%A9',
+      '1000',
+      '999',
+      '301',
+      '2147483647',
+      '2147483648',
+      '4294967296',
+      '4294967297',
+      '9007199254740991',
+      '9007199254740993',
+      '9223372036854775807',
+      '9223372036854775808',
+      '18446744073709551615',
+      '18446744073709551616',
+      '18446744073709551617',
+      '99999999999999999999999999999999999999',
+      '1' + '0'.repeat(400),
     ];
     for (const id of ids) {
       it(`/api/<collection>/${id.length > 40 ? id.slice(0, 20) + '…' : id}/ on every collection`, async () => {

@@ -22,7 +22,15 @@ import { freshDatabase, sampleRecords, TEST_ENGINE, type FreshDatabase } from '.
 
 async function exportText(db: Db): Promise<string> {
   const chunks: Buffer[] = [];
-  await exportFixture(db, new Writable({ write(chunk, _e, done) { chunks.push(Buffer.from(chunk)); done(); } }));
+  await exportFixture(
+    db,
+    new Writable({
+      write(chunk, _e, done) {
+        chunks.push(Buffer.from(chunk));
+        done();
+      },
+    }),
+  );
   return Buffer.concat(chunks).toString('utf8');
 }
 
@@ -79,7 +87,10 @@ describe(`moving data between SQLite and ${TEST_ENGINE}`, () => {
   it('export → import → export is identical, and the API answers identically on both sides', async () => {
     await load(sqliteA.db, sampleRecords());
     // The demo's pks start at 1 like the sample's: move them out of the way.
-    await load(sqliteA.db, [...demoRecords({ users: 25, openings: 400, projects: 12, events: 15, meetings: 10 }, 7)].map((r) => shift(r, 1000)));
+    await load(
+      sqliteA.db,
+      [...demoRecords({ users: 25, openings: 400, projects: 12, events: 15, meetings: 10 }, 7)].map((r) => shift(r, 1000)),
+    );
     const fromSqlite = await exportText(sqliteA.db);
 
     await load(target.handle.db, JSON.parse(fromSqlite));
@@ -102,7 +113,10 @@ describe(`moving data between SQLite and ${TEST_ENGINE}`, () => {
       const results = await Promise.all([migrateToLatest(fresh.handle.db), migrateToLatest(second.db)]);
       assert.deepEqual(results, [[], []]);
       const tables = await second.db.selectFrom('collection_counts').select('collection').orderBy('collection').execute();
-      assert.deepEqual(tables.map((t) => t.collection), ['events', 'meetings', 'openings', 'projects', 'users']);
+      assert.deepEqual(
+        tables.map((t) => t.collection),
+        ['events', 'meetings', 'openings', 'projects', 'users'],
+      );
     } finally {
       await second.close();
       await fresh.cleanup();

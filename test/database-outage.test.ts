@@ -115,7 +115,9 @@ describe('/healthz with the database up', () => {
   it('other methods → 405 JSON with Allow: GET, HEAD (a body is not even read)', async () => {
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']) {
       const res = await request(server.base, '/healthz', {
-        method, headers: { 'content-type': 'application/json', authorization: 'Token nope' }, body: '{"not json',
+        method,
+        headers: { 'content-type': 'application/json', authorization: 'Token nope' },
+        body: '{"not json',
       });
       assertJson(res, 405, { detail: `Method "${method}" not allowed.` }, method);
       assert.equal(res.headers.allow, 'GET, HEAD', `${method} allow`);
@@ -241,11 +243,16 @@ describe('PostgreSQL outages, through a TCP proxy', () => {
 
   /** Reads until the service holds a read lease: cached reads are then answered without a round trip. */
   async function leaseHeld(): Promise<void> {
-    await until(async () => {
-      if (database.versionsNow() !== null) return true;
-      await request(base, '/api/users/');
-      return false;
-    }, 'the service to hold a read lease', 5 * TIMEOUT, 20);
+    await until(
+      async () => {
+        if (database.versionsNow() !== null) return true;
+        await request(base, '/api/users/');
+        return false;
+      },
+      'the service to hold a read lease',
+      5 * TIMEOUT,
+      20,
+    );
   }
 
   /**

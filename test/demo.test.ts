@@ -44,7 +44,11 @@ describe('demoRecords: determinism and sizes', () => {
     const counts = { users: 'users.user', openings: 'space.spacestatus', projects: 'projects.project', events: 'events.event', meetings: 'events.meeting' } as const;
     for (const [size, model] of Object.entries(counts)) {
       const pks = records.filter((r) => r.model === model).map((r) => r.pk);
-      assert.deepEqual(pks, Array.from({ length: sizes[size as keyof DemoSizes] }, (_, i) => i + 1), model);
+      assert.deepEqual(
+        pks,
+        Array.from({ length: sizes[size as keyof DemoSizes] }, (_, i) => i + 1),
+        model,
+      );
     }
   });
 
@@ -66,21 +70,38 @@ describe('demoRecords: determinism and sizes', () => {
 describe('demoRecords: users', () => {
   it('has the usernames that break naive code', () => {
     assert.ok(usernames.includes(' leadingspace'));
-    assert.ok(usernames.some((n) => n.codePointAt(0)! > 0xffff), 'a name starting above U+FFFF');
-    assert.ok(usernames.some((n) => /^.+\p{Extended_Pictographic}.+$/u.test(n) && n.codePointAt(0)! <= 0xffff), 'an emoji inside a name');
+    assert.ok(
+      usernames.some((n) => n.codePointAt(0)! > 0xffff),
+      'a name starting above U+FFFF',
+    );
+    assert.ok(
+      usernames.some((n) => /^.+\p{Extended_Pictographic}.+$/u.test(n) && n.codePointAt(0)! <= 0xffff),
+      'an emoji inside a name',
+    );
     assert.ok(usernames.includes('jane.doe@example.org'));
-    assert.ok(usernames.some((n) => /^\d/.test(n)), 'a leading digit');
-    assert.ok(usernames.some((n) => /^\p{Lu}/u.test(n)), 'an upper-case initial');
-    assert.ok(usernames.some((n) => /^\p{Ll}/u.test(n)), 'a lower-case initial');
+    assert.ok(
+      usernames.some((n) => /^\d/.test(n)),
+      'a leading digit',
+    );
+    assert.ok(
+      usernames.some((n) => /^\p{Lu}/u.test(n)),
+      'an upper-case initial',
+    );
+    assert.ok(
+      usernames.some((n) => /^\p{Ll}/u.test(n)),
+      'a lower-case initial',
+    );
     for (const script of ['Cyrillic', 'Greek', 'Han']) {
-      assert.ok(usernames.some((n) => new RegExp(`\\p{Script=${script}}`, 'u').test(n)), script);
+      assert.ok(
+        usernames.some((n) => new RegExp(`\\p{Script=${script}}`, 'u').test(n)),
+        script,
+      );
     }
     assert.ok(usernames.some((n) => n.includes('é')) && usernames.some((n) => n.includes('ü')));
   });
 
   it('has unique usernames, exactly and case-insensitively, even for many users', () => {
-    const many = fieldsOf([...demoRecords({ users: 5000, openings: 0, projects: 0, events: 0, meetings: 0 })], 'users.user')
-      .map((u) => u.username as string);
+    const many = fieldsOf([...demoRecords({ users: 5000, openings: 0, projects: 0, events: 0, meetings: 0 })], 'users.user').map((u) => u.username as string);
     for (const names of [usernames, many]) {
       assert.equal(new Set(names).size, names.length);
       assert.equal(new Set(names.map((n) => n.toLowerCase())).size, names.length);
@@ -140,7 +161,10 @@ describe('demoRecords: projects, events, meetings', () => {
   const eventPks = new Set(small.filter((r) => r.model === 'events.event').map((r) => r.pk));
 
   it('projects: CRLF Markdown, empty content and participants, maintainers among participants', () => {
-    assert.ok(projects.some((p) => p.content.length > 10_000 && p.content.includes('\r\n')), 'long CRLF content');
+    assert.ok(
+      projects.some((p) => p.content.length > 10_000 && p.content.includes('\r\n')),
+      'long CRLF content',
+    );
     for (const p of projects) assert.doesNotMatch(p.content, /(?<!\r)\n/, 'no bare LF');
     assert.ok(projects.some((p) => p.content === ''));
     assert.ok(projects.some((p) => p.participants.length === 0));
@@ -198,8 +222,7 @@ describe('loading the demo', () => {
       }
       const spaced = await db.selectFrom('users').select('id').where('username', '=', ' leadingspace').executeTakeFirst();
       assert.ok(spaced, 'the leading space survives');
-      const boundary = await db.selectFrom('openings').select('is_open')
-        .where('time_us', '=', 1616893200_000000).executeTakeFirst(); // 2021-03-28T01:00:00Z (`date -u -d … +%s`)
+      const boundary = await db.selectFrom('openings').select('is_open').where('time_us', '=', 1616893200_000000).executeTakeFirst(); // 2021-03-28T01:00:00Z (`date -u -d … +%s`)
       assert.ok(boundary, 'the DST-boundary opening is stored at its exact instant');
     } finally {
       await fresh.cleanup();

@@ -21,15 +21,57 @@ function prng(seed: number) {
 }
 
 const PATHS = [
-  '/api/', '/api', '/api/users/', '/api/users', '/api/space/openings/', '/api/projects/', '/api/meetings/',
-  '/api/events/', '/api/users/1/', '/api/events/7/', '/api/users.json', '/api/users/1.api', '/api/.json',
-  '/api/nope/', '/', '/api/users/%zz/', '/api/%E9/', '/api/users/99999999999999999999999/', '/api/users/-1/',
-  '/api/users/%2F/', '/api/users/1%00/', '/api//users/', '/api/space/', '/api/users/1/extra/',
+  '/api/',
+  '/api',
+  '/api/users/',
+  '/api/users',
+  '/api/space/openings/',
+  '/api/projects/',
+  '/api/meetings/',
+  '/api/events/',
+  '/api/users/1/',
+  '/api/events/7/',
+  '/api/users.json',
+  '/api/users/1.api',
+  '/api/.json',
+  '/api/nope/',
+  '/',
+  '/api/users/%zz/',
+  '/api/%E9/',
+  '/api/users/99999999999999999999999/',
+  '/api/users/-1/',
+  '/api/users/%2F/',
+  '/api/users/1%00/',
+  '/api//users/',
+  '/api/space/',
+  '/api/users/1/extra/',
 ];
 const KEYS = ['page', 'page_size', 'format', 'ordering', 'x', '', 'p%61ge', 'page%00', '🐜'];
 const VALUES = [
-  '1', '2', 'last', '0', '-1', '1e400', '99999999999999999999999999', ' +03 ', '%', '%zz', '%E9', '%C3', '%F0%9F%90%9C',
-  '\u00e9', '\u00ff\u00fe', 'json', 'api', 'xml', '-start,stop', '..', '%00', 'a+b', ';', '\u0080',
+  '1',
+  '2',
+  'last',
+  '0',
+  '-1',
+  '1e400',
+  '99999999999999999999999999',
+  ' +03 ',
+  '%',
+  '%zz',
+  '%E9',
+  '%C3',
+  '%F0%9F%90%9C',
+  '\u00e9',
+  '\u00ff\u00fe',
+  'json',
+  'api',
+  'xml',
+  '-start,stop',
+  '..',
+  '%00',
+  'a+b',
+  ';',
+  '\u0080',
 ];
 const METHODS = ['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH', 'DELETE', 'PROPFIND', 'TRACE'];
 const ACCEPTS = [undefined, '*/*', 'application/json', 'text/html', 'garbage', ';;;,,,', 'application/*;q=x', '\u00ff'];
@@ -97,9 +139,13 @@ describe('hostile input never gets a 5xx', () => {
   it('handles 10 KB parameters and huge numbers', async () => {
     const big = 'x'.repeat(10_240);
     for (const path of [
-      `/api/users/?page=${big}`, `/api/users/?page_size=${'9'.repeat(10_000)}`, `/api/users/?${big}=${big}`,
-      `/api/events/?ordering=${'-start,'.repeat(1500)}`, `/api/users/?page=${'9'.repeat(400)}`,
-      `/api/users/${'1'.repeat(5000)}/`, `/api/space/openings/?page=1e309`,
+      `/api/users/?page=${big}`,
+      `/api/users/?page_size=${'9'.repeat(10_000)}`,
+      `/api/users/?${big}=${big}`,
+      `/api/events/?ordering=${'-start,'.repeat(1500)}`,
+      `/api/users/?page=${'9'.repeat(400)}`,
+      `/api/users/${'1'.repeat(5000)}/`,
+      `/api/space/openings/?page=1e309`,
     ]) {
       const res = await request(server.base, path);
       assertSane(res.status, res.body, path.slice(0, 80));
@@ -139,7 +185,15 @@ describe('hostile input never gets a 5xx', () => {
 
 async function exportText(db: Db): Promise<string> {
   const chunks: Buffer[] = [];
-  await exportFixture(db, new Writable({ write(chunk, _encoding, done) { chunks.push(Buffer.from(chunk)); done(); } }));
+  await exportFixture(
+    db,
+    new Writable({
+      write(chunk, _encoding, done) {
+        chunks.push(Buffer.from(chunk));
+        done();
+      },
+    }),
+  );
   return Buffer.concat(chunks).toString('utf8');
 }
 
@@ -148,10 +202,14 @@ function corrupt(text: string, random: () => number): string {
   const at = Math.floor(random() * text.length);
   const junk = ['"', ',', '}', ']', '{', 'x', '9', '-', 'null', '\\', '\u0000', 'é', '[', ':'];
   switch (Math.floor(random() * 4)) {
-    case 0: return text.slice(0, at);
-    case 1: return text.slice(0, at) + text.slice(at + 1);
-    case 2: return text.slice(0, at) + text[at] + text.slice(at);
-    default: return text.slice(0, at) + junk[Math.floor(random() * junk.length)] + text.slice(at + 1);
+    case 0:
+      return text.slice(0, at);
+    case 1:
+      return text.slice(0, at) + text.slice(at + 1);
+    case 2:
+      return text.slice(0, at) + text[at] + text.slice(at);
+    default:
+      return text.slice(0, at) + junk[Math.floor(random() * junk.length)] + text.slice(at + 1);
   }
 }
 

@@ -52,8 +52,11 @@ async function collect(records: AsyncIterable<unknown>): Promise<unknown[]> {
   return all;
 }
 
-const user = (pk: unknown, username: string, extra: Record<string, unknown> = {}) =>
-  ({ model: 'users.user', pk, fields: { username, email: `${username}@example.org`, has_key: false, ...extra } });
+const user = (pk: unknown, username: string, extra: Record<string, unknown> = {}) => ({
+  model: 'users.user',
+  pk,
+  fields: { username, email: `${username}@example.org`, has_key: false, ...extra },
+});
 
 const SAMPLE_COUNTS = {
   'users.user': 30,
@@ -85,8 +88,7 @@ describe('import of the sample fixture', () => {
   test('stores the rows, and the triggers count them', async () => {
     const db = fresh.handle.db;
     const counts = await db.selectFrom('collection_counts').selectAll().execute();
-    assert.deepEqual(Object.fromEntries(counts.map((c) => [c.collection, Number(c.n)])),
-      { users: 30, openings: 300, projects: 15, events: 20, meetings: 12 });
+    assert.deepEqual(Object.fromEntries(counts.map((c) => [c.collection, Number(c.n)])), { users: 30, openings: 300, projects: 15, events: 20, meetings: 12 });
     const opening = await db.selectFrom('openings').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
     // 2015-01-07T06:35:19.369318Z: `date -u -d 2015-01-07T06:35:19Z +%s` is 1420612519.
     assert.equal(opening.time_us, 1420612519_369318);
@@ -106,7 +108,10 @@ describe('import of the sample fixture', () => {
     // 2021-10-07T08:30:00Z: `date -u -d 2021-10-07T08:30:00Z +%s` is 1633595400.
     assert.equal(events[0].start_us, 1633595400_000000);
     const participants = await db.selectFrom('project_participants').select('user_id').where('project_id', '=', 1).orderBy('user_id').execute();
-    assert.deepEqual(participants.map((p) => p.user_id), [4, 5, 8, 10, 18, 19, 24, 26, 27]);
+    assert.deepEqual(
+      participants.map((p) => p.user_id),
+      [4, 5, 8, 10, 18, 19, 24, 26, 27],
+    );
     const meeting = await db.selectFrom('meetings').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
     assert.equal(meeting.event_id, 14);
     assert.ok(meeting.agenda.startsWith('* données hackerspace'));
@@ -131,7 +136,9 @@ describe('export', () => {
       const text = await exportText(fresh.handle.db);
       const records = JSON.parse(text) as { model: string; pk: number; fields: Record<string, unknown> }[];
       assert.equal(records.length, 377);
-      const order = records.map((r) => `${['users.user', 'space.spacestatus', 'projects.project', 'events.event', 'events.meeting'].indexOf(r.model)}:${String(r.pk).padStart(6, '0')}`);
+      const order = records.map(
+        (r) => `${['users.user', 'space.spacestatus', 'projects.project', 'events.event', 'events.meeting'].indexOf(r.model)}:${String(r.pk).padStart(6, '0')}`,
+      );
       assert.deepEqual(order, [...order].sort());
       assert.equal(text.split('\n')[1], `{"model": "users.user", "pk": 1, "fields": {"username": " leadingspace", "email": "leadingspace.1@example.net", "has_key": false}},`);
       assert.ok(text.startsWith('[\n') && text.endsWith('}}\n]\n'));
@@ -207,7 +214,10 @@ describe('upserts', () => {
       const renamed = await db.selectFrom('users').selectAll().where('id', '=', 2).executeTakeFirstOrThrow();
       assert.deepEqual(renamed, { id: 2, username: 'zero-day', email: 'zero-day@example.org', has_key: 1 });
       const participants = await db.selectFrom('project_participants').select('user_id').where('project_id', '=', 1).orderBy('user_id').execute();
-      assert.deepEqual(participants.map((p) => p.user_id), [2, 3]);
+      assert.deepEqual(
+        participants.map((p) => p.user_id),
+        [2, 3],
+      );
       const project = await db.selectFrom('projects').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
       assert.equal(project.content, '');
       assert.equal(project.created_us, null);
@@ -233,7 +243,14 @@ describe('upserts', () => {
       await importInto(db, [{ model: 'projects.project', pk: 3, fields: { title: 'P', maintainer: 1, participants: [2], status: 'p', progress: 0 } }]);
       const event = await db.selectFrom('events').selectAll().where('id', '=', 9).executeTakeFirstOrThrow();
       assert.equal(event.start_us, Date.UTC(2024, 0, 1, 17) * 1000);
-      assert.equal(await db.selectFrom('projects').select('id').executeTakeFirst().then((r) => r?.id), 3);
+      assert.equal(
+        await db
+          .selectFrom('projects')
+          .select('id')
+          .executeTakeFirst()
+          .then((r) => r?.id),
+        3,
+      );
     } finally {
       await fresh.cleanup();
     }
@@ -244,7 +261,10 @@ describe('upserts', () => {
     try {
       await importInto(fresh.handle.db, [user(1, 'alice'), user(1, 'alicia'), user(2, 'alice')]);
       const names = await fresh.handle.db.selectFrom('users').select(['id', 'username']).orderBy('id').execute();
-      assert.deepEqual(names, [{ id: 1, username: 'alicia' }, { id: 2, username: 'alice' }]);
+      assert.deepEqual(names, [
+        { id: 1, username: 'alicia' },
+        { id: 2, username: 'alice' },
+      ]);
     } finally {
       await fresh.cleanup();
     }
@@ -257,7 +277,10 @@ describe('upserts', () => {
       await importInto(db, [user(4, 'Alice')]);
       await importInto(db, [user(4, 'Alicia'), user(100, 'Alice')]);
       const names = await db.selectFrom('users').select(['id', 'username']).orderBy('id').execute();
-      assert.deepEqual(names, [{ id: 4, username: 'Alicia' }, { id: 100, username: 'Alice' }]);
+      assert.deepEqual(names, [
+        { id: 4, username: 'Alicia' },
+        { id: 100, username: 'Alice' },
+      ]);
     } finally {
       await fresh.cleanup();
     }
@@ -309,15 +332,22 @@ describe('import errors name the record and leave the database unchanged', () =>
 
   // A valid record first, so that each failure has something to roll back.
   const valid = { model: 'space.spacestatus', pk: 9999, fields: { time: '2030-01-01T00:00:00Z', is_open: true } };
-  const project = (pk: number, fields: Record<string, unknown>) =>
-    ({ model: 'projects.project', pk, fields: { title: 'T', maintainer: 1, participants: [], status: 'p', progress: 0, ...fields } });
-  const event = (pk: number, fields: Record<string, unknown>) =>
-    ({ model: 'events.event', pk, fields: { title: 'E', status: 'r', organizer: null, start: null, stop: null, ...fields } });
+  const project = (pk: number, fields: Record<string, unknown>) => ({
+    model: 'projects.project',
+    pk,
+    fields: { title: 'T', maintainer: 1, participants: [], status: 'p', progress: 0, ...fields },
+  });
+  const event = (pk: number, fields: Record<string, unknown>) => ({
+    model: 'events.event',
+    pk,
+    fields: { title: 'E', status: 'r', organizer: null, start: null, stop: null, ...fields },
+  });
 
   test('malformed JSON reports the line and column', async () => {
     const dir = tempDir();
     try {
-      const text = '[\n{"model": "space.spacestatus", "pk": 9999, "fields": {"time": "2030-01-01T00:00:00Z", "is_open": true}},\n' +
+      const text =
+        '[\n{"model": "space.spacestatus", "pk": 9999, "fields": {"time": "2030-01-01T00:00:00Z", "is_open": true}},\n' +
         '{"model": "users.user", "pk": 99, "fields": {"username": "x",}}\n]\n';
       const error = await expectFailure(readFixture(writeFile(dir, 'bad.json', text)), undefined, undefined, /malformed JSON at line 3, column 62: /);
       assert.equal(error.position?.line, 3);
@@ -368,7 +398,12 @@ describe('import errors name the record and leave the database unchanged', () =>
   });
 
   test('duplicate usernames, in the file or against the database', async () => {
-    await expectFailure([valid, user(100, 'newcomer'), user(101, 'newcomer')], 'users.user', 101, /field "username": "newcomer" is already the username of users.user pk 100 in this file/);
+    await expectFailure(
+      [valid, user(100, 'newcomer'), user(101, 'newcomer')],
+      'users.user',
+      101,
+      /field "username": "newcomer" is already the username of users.user pk 100 in this file/,
+    );
     await expectFailure([valid, user(100, 'Alice')], 'users.user', 100, /field "username": "Alice" is already the username of users.user pk 4 in the database/);
   });
 
@@ -385,10 +420,18 @@ describe('import errors name the record and leave the database unchanged', () =>
   });
 
   test('a second meeting for one event, in the file or against the database', async () => {
-    await expectFailure([valid, { model: 'events.meeting', pk: 1, fields: { event: 14 } }, { model: 'events.meeting', pk: 40, fields: { event: 14 } }],
-      'events.meeting', 40, /field "event": events.event pk 14 already has a meeting \(events.meeting pk 1 in this file\)/);
-    await expectFailure([valid, { model: 'events.meeting', pk: 40, fields: { event: 14 } }],
-      'events.meeting', 40, /field "event": events.event pk 14 already has a meeting \(events.meeting pk 1 in the database\)/);
+    await expectFailure(
+      [valid, { model: 'events.meeting', pk: 1, fields: { event: 14 } }, { model: 'events.meeting', pk: 40, fields: { event: 14 } }],
+      'events.meeting',
+      40,
+      /field "event": events.event pk 14 already has a meeting \(events.meeting pk 1 in this file\)/,
+    );
+    await expectFailure(
+      [valid, { model: 'events.meeting', pk: 40, fields: { event: 14 } }],
+      'events.meeting',
+      40,
+      /field "event": events.event pk 14 already has a meeting \(events.meeting pk 1 in the database\)/,
+    );
   });
 
   test('a record error is reported even when the file goes on', async () => {
@@ -442,8 +485,16 @@ describe('readFixture and the array splitter', () => {
 describe('fast time paths agree with src/time.ts', () => {
   test('parseCanonicalUtc matches parseIsoMicros', () => {
     const pad = (v: number, w: number) => String(v).padStart(w, '0');
-    const samples = ['2024-02-29T23:59:59.999999Z', '2023-02-29T00:00:00Z', '1000-01-01T00:00:00Z', '9999-12-31T23:59:59.123456789Z',
-      '1969-12-31T23:59:59.5Z', '2015-01-07T06:35:19.Z', '2015-13-01T00:00:00Z', '2015-01-07T24:00:00Z'];
+    const samples = [
+      '2024-02-29T23:59:59.999999Z',
+      '2023-02-29T00:00:00Z',
+      '1000-01-01T00:00:00Z',
+      '9999-12-31T23:59:59.123456789Z',
+      '1969-12-31T23:59:59.5Z',
+      '2015-01-07T06:35:19.Z',
+      '2015-13-01T00:00:00Z',
+      '2015-01-07T24:00:00Z',
+    ];
     let seed = 42;
     const random = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
     for (let i = 0; i < 20_000; i++) {
@@ -501,16 +552,23 @@ describe('CLI import and export', () => {
     const toStdout = cli('export');
     assert.equal(toStdout.status, 0, toStdout.stderr);
     assert.equal(toStdout.stdout, fs.readFileSync(path.join(dir, 'out.json'), 'utf8'));
-    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes('partial')), []);
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((f) => f.includes('partial')),
+      [],
+    );
     assert.equal(JSON.parse(toStdout.stdout).length, 377);
   });
 
   test('a bad file fails with exit code 1 and leaves the database unchanged', () => {
     const before = cli('export').stdout;
-    const bad = writeFile(dir, 'bad.json', JSON.stringify([
-      { model: 'space.spacestatus', pk: 1, fields: { time: '2000-01-01T00:00:00Z', is_open: false } },
-      { model: 'projects.project', pk: 1, fields: { title: 'T', maintainer: 12345, status: 'p', progress: 0 } },
-    ]));
+    const bad = writeFile(
+      dir,
+      'bad.json',
+      JSON.stringify([
+        { model: 'space.spacestatus', pk: 1, fields: { time: '2000-01-01T00:00:00Z', is_open: false } },
+        { model: 'projects.project', pk: 1, fields: { title: 'T', maintainer: 12345, status: 'p', progress: 0 } },
+      ]),
+    );
     const failed = cli('import', bad);
     assert.equal(failed.status, 1);
     assert.match(failed.stderr, /^import failed: projects\.project pk 1: field "maintainer": refers to users\.user pk 12345/);

@@ -38,10 +38,12 @@ function awkwardTimes(count: number, random: () => number): number[] {
   for (let i = 0; times.length < count; i++) {
     const kind = i % 6;
     if (kind === 0) times.push(BASE_US + Math.floor(random() * 400 * 86_400e6));
-    else if (kind === 1) times.push(BASE_US - 3 * 86_400e6); // one instant many times over
+    else if (kind === 1)
+      times.push(BASE_US - 3 * 86_400e6); // one instant many times over
     else if (kind === 2) times.push(edge + (random() < 0.5 ? 0 : -1) + Math.floor(random() * 3) * FINE);
     else if (kind === 3) times.push(Date.UTC(1965, 2, 1) * 1000 + Math.floor(random() * 1e12));
-    else if (kind === 4) times.push(BASE_US + Math.floor(random() * 2 * 86_400e6)); // a busy couple of days
+    else if (kind === 4)
+      times.push(BASE_US + Math.floor(random() * 2 * 86_400e6)); // a busy couple of days
     else times.push(BASE_US - Math.floor(random() * 20 * 365 * 86_400e6));
   }
   return times;
@@ -58,7 +60,10 @@ async function allRows(db: Db): Promise<Row[]> {
 }
 
 async function assertBucketsExact(db: Db): Promise<void> {
-  for (const [level, bits] of [[0, FINE_BUCKET_BITS], [1, COARSE_BUCKET_BITS]] as const) {
+  for (const [level, bits] of [
+    [0, FINE_BUCKET_BITS],
+    [1, COARSE_BUCKET_BITS],
+  ] as const) {
     const kept = await db.selectFrom('opening_buckets').select(['bucket', 'n']).where('level', '=', level).orderBy('bucket').execute();
     const { rows: counted } = await sql<{ bucket: number; n: number }>`
       select time_us >> ${sql.lit(bits)} as bucket, count(*) as n from openings group by 1 order by 1`.execute(db);
@@ -81,7 +86,11 @@ async function assertPagesExact(db: Db, what: string): Promise<void> {
     const want = expected.slice(offset, offset + 40).map((r) => [r.time_us, r.is_open]);
     for (const openingPositions of [positions, undefined]) {
       const page = await listOpenings(db, { offset, limit: 40, openingPositions });
-      assert.deepEqual(page.map((r) => [Number(r.time_us), Number(r.is_open)]), want, `${what}: offset ${offset}`);
+      assert.deepEqual(
+        page.map((r) => [Number(r.time_us), Number(r.is_open)]),
+        want,
+        `${what}: offset ${offset}`,
+      );
     }
   }
 }
@@ -94,7 +103,11 @@ describe('deep pages of openings', () => {
 
   async function insert(times: number[]): Promise<void> {
     const values = times.map((time_us) => ({ id: nextId++, time_us, is_open: nextId % 2 }));
-    for (let i = 0; i < values.length; i += 500) await db.insertInto('openings').values(values.slice(i, i + 500)).execute();
+    for (let i = 0; i < values.length; i += 500)
+      await db
+        .insertInto('openings')
+        .values(values.slice(i, i + 500))
+        .execute();
   }
 
   before(async () => {
@@ -126,14 +139,33 @@ describe('deep pages of openings', () => {
     // Deletions spread over the history, and a whole dense run.
     const rows = await allRows(db);
     const doomed = rows.filter((_, i) => i % 7 === 3).map((r) => r.id);
-    for (let i = 0; i < doomed.length; i += 500) await db.deleteFrom('openings').where('id', 'in', doomed.slice(i, i + 500)).execute();
-    await db.deleteFrom('openings').where('time_us', '=', BASE_US - 3 * 86_400e6).execute();
+    for (let i = 0; i < doomed.length; i += 500)
+      await db
+        .deleteFrom('openings')
+        .where('id', 'in', doomed.slice(i, i + 500))
+        .execute();
+    await db
+      .deleteFrom('openings')
+      .where('time_us', '=', BASE_US - 3 * 86_400e6)
+      .execute();
     // Times moved across buckets, one row at a time and many in one statement.
     const moved = (await allRows(db)).filter((_, i) => i % 11 === 5);
     for (const row of moved.slice(0, 40)) {
-      await db.updateTable('openings').set({ time_us: row.time_us + 3 * COARSE + 17 }).where('id', '=', row.id).execute();
+      await db
+        .updateTable('openings')
+        .set({ time_us: row.time_us + 3 * COARSE + 17 })
+        .where('id', '=', row.id)
+        .execute();
     }
-    await db.updateTable('openings').set({ time_us: sql`time_us - ${FINE}` }).where('id', 'in', moved.slice(40, 400).map((r) => r.id)).execute();
+    await db
+      .updateTable('openings')
+      .set({ time_us: sql`time_us - ${FINE}` })
+      .where(
+        'id',
+        'in',
+        moved.slice(40, 400).map((r) => r.id),
+      )
+      .execute();
     await assertBucketsExact(db);
     await assertPagesExact(db, 'after the changes');
   });

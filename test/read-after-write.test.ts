@@ -167,8 +167,14 @@ async function assertRevalidates(side: Side, path: string, etag: string): Promis
 /** What one read must show; `where` names the read for messages. */
 type Check = (body: any, where: string) => void;
 
-const is = (expected: unknown): Check => (body, where) => assert.deepEqual(body, expected, where);
-const countIs = (count: number): Check => (page, where) => assert.equal(page.count, count, `${where}: count`);
+const is =
+  (expected: unknown): Check =>
+  (body, where) =>
+    assert.deepEqual(body, expected, where);
+const countIs =
+  (count: number): Check =>
+  (page, where) =>
+    assert.equal(page.count, count, `${where}: count`);
 
 /**
  * Right after a write: each path read once on B (the process that did not write), then on A,
@@ -361,18 +367,22 @@ function readAfterWriteSuite(conditional: boolean): void {
 
     it('meetings: create, PATCH pad, delete; the event links to its meeting at once', async () => {
       const event = await postRecord(c, 'events', { title: 'Read after write meeting', status: 'r', start: '2099-02-01T18:00:00Z' });
-      await createPatchDelete(c, {
-        collection: 'meetings',
-        create: { event: `${PUBLIC_URL}${event.path}`, pad: 'https://pad.example.org/p/raw' },
-        patch: { pad: 'https://pad.example.org/p/raw-2' },
-        page: '/api/meetings/?page=last&page_size=3',
-        pick: (results) => results.at(-1),
-        // The event's record shows its meeting: a meetings write changes an events body.
-        alsoChanges: (phase, record) => phase === 'patched' ? [] : [[
-          event.path,
-          (body, where) => assert.equal(body.meeting, phase === 'created' ? `${PUBLIC_URL}/api/meetings/${record.id}/` : null, `${where}: meeting`),
-        ]],
-      }, [event.path]);
+      await createPatchDelete(
+        c,
+        {
+          collection: 'meetings',
+          create: { event: `${PUBLIC_URL}${event.path}`, pad: 'https://pad.example.org/p/raw' },
+          patch: { pad: 'https://pad.example.org/p/raw-2' },
+          page: '/api/meetings/?page=last&page_size=3',
+          pick: (results) => results.at(-1),
+          // The event's record shows its meeting: a meetings write changes an events body.
+          alsoChanges: (phase, record) =>
+            phase === 'patched'
+              ? []
+              : [[event.path, (body, where) => assert.equal(body.meeting, phase === 'created' ? `${PUBLIC_URL}/api/meetings/${record.id}/` : null, `${where}: meeting`)]],
+        },
+        [event.path],
+      );
       // Deleted after its meeting: an event that has a meeting cannot be deleted (409).
       assertStatus(await write(c, 'DELETE', event.path), 204, `DELETE ${event.path}`);
       await expectGoneEverywhere(c, event.path);
@@ -384,7 +394,12 @@ function readAfterWriteSuite(conditional: boolean): void {
       const x = await postRecord(c, 'users', { username: 'raw-x' });
       const y = await postRecord(c, 'users', { username: 'raw-y' });
       const project = await postRecord(c, 'projects', {
-        title: 'Shared', maintainer: userUrl(SAMPLE_PK.users), participants: [userUrl(x.id), userUrl(y.id)], status: 'p', progress: 0, short_description: 'shared',
+        title: 'Shared',
+        maintainer: userUrl(SAMPLE_PK.users),
+        participants: [userUrl(x.id), userUrl(y.id)],
+        status: 'p',
+        progress: 0,
+        short_description: 'shared',
       });
       const event = await postRecord(c, 'events', { title: 'Shared meeting', status: 'r' });
       const meeting = await postRecord(c, 'meetings', { event: `${PUBLIC_URL}${event.path}`, members: [userUrl(x.id), userUrl(y.id)] });

@@ -69,7 +69,7 @@ describe('read leases (PostgreSQL)', () => {
     await client.query(`select pg_advisory_lock_shared(${leaseKey})`);
     return {
       async ended(): Promise<string | undefined> {
-        const error = await within(firstError, 'the frozen session to be ended (its client\'s error event)');
+        const error = await within(firstError, "the frozen session to be ended (its client's error event)");
         return (error as { code?: string }).code;
       },
       close: () => client.end().catch(() => {}),
@@ -185,7 +185,12 @@ describe('read leases (PostgreSQL)', () => {
       assert.equal(await frozen.ended(), '57P01');
       // The writer let go of its session locks: the next write needs no wait.
       await writeTransaction(writer.handle.db, (trx) => importRecords(trx, [newUser(451)]));
-      assert.deepEqual(await sql`select pid from pg_locks where locktype = 'advisory' and granted and mode = 'ExclusiveLock' and database = (select oid from pg_database where datname = current_database())`.execute(writer.handle.db).then((r) => r.rows), []);
+      assert.deepEqual(
+        await sql`select pid from pg_locks where locktype = 'advisory' and granted and mode = 'ExclusiveLock' and database = (select oid from pg_database where datname = current_database())`
+          .execute(writer.handle.db)
+          .then((r) => r.rows),
+        [],
+      );
     } finally {
       await frozen.close();
       await impatient.close();
@@ -211,7 +216,7 @@ describe('read leases (PostgreSQL)', () => {
     assert.equal((await holders()).length, 2);
     await other.handle.close();
     assert.equal(other.handle.versionsNow(), null);
-    await until(async () => (await holders()).length === 1, 'the closed handle\'s session to let go of its lease');
+    await until(async () => (await holders()).length === 1, "the closed handle's session to let go of its lease");
     assert.equal((await holders()).length, 1);
   });
 });

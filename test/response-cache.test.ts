@@ -109,10 +109,14 @@ describe('FreshRead', () => {
   /** A read that ends when the test says so, numbered in the order reads start. */
   function controlledReads() {
     const releases: Array<(ok: boolean) => void> = [];
-    const fresh = new FreshRead(() => new Promise<number>((resolve, reject) => {
-      const n = releases.length + 1;
-      releases.push((ok) => (ok ? resolve(n) : reject(new Error(`read ${n} failed`))));
-    }), 2);
+    const fresh = new FreshRead(
+      () =>
+        new Promise<number>((resolve, reject) => {
+          const n = releases.length + 1;
+          releases.push((ok) => (ok ? resolve(n) : reject(new Error(`read ${n} failed`))));
+        }),
+      2,
+    );
     return { fresh, releases };
   }
   const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -226,8 +230,19 @@ function comparable(res: HttpResponse): Record<string, unknown> {
   return rest;
 }
 
-const ROUTES = ['/api/', '/api/users/', '/api/space/openings/', '/api/projects/', '/api/meetings/', '/api/events/',
-  '/api/space/status/', '/api/users/1/', '/api/projects/1/?format=api', '/api/events.json', '/api/space/openings/?page=2&page_size=3'];
+const ROUTES = [
+  '/api/',
+  '/api/users/',
+  '/api/space/openings/',
+  '/api/projects/',
+  '/api/meetings/',
+  '/api/events/',
+  '/api/space/status/',
+  '/api/users/1/',
+  '/api/projects/1/?format=api',
+  '/api/events.json',
+  '/api/space/openings/?page=2&page_size=3',
+];
 
 describe('conditional GETs and compression over HTTP', () => {
   let server: TestServer;
@@ -396,9 +411,8 @@ describe('Last-Modified and If-Modified-Since', () => {
     await backdate('users', when);
     const res = await request(server.base, '/api/users/');
     assert.equal(res.headers['last-modified'], 'Wed, 01 Jan 2020 12:00:00 GMT');
-    assert.equal(res.headers['cache-control'], 'max-age=5, must-revalidate', 'CACHE_CONTROL is the operator\'s');
-    const ims = (date: string, extra: Record<string, string> = {}) =>
-      request(server.base, '/api/users/', { headers: { 'if-modified-since': date, ...extra } });
+    assert.equal(res.headers['cache-control'], 'max-age=5, must-revalidate', "CACHE_CONTROL is the operator's");
+    const ims = (date: string, extra: Record<string, string> = {}) => request(server.base, '/api/users/', { headers: { 'if-modified-since': date, ...extra } });
     assert.equal((await ims('Wed, 01 Jan 2020 12:00:00 GMT')).status, 304);
     assert.equal((await ims('Thu, 02 Jan 2020 00:00:00 GMT')).status, 304);
     assert.equal((await ims('Wed, 01 Jan 2020 11:59:59 GMT')).status, 200);
@@ -439,8 +453,9 @@ describe('cached responses never outlive the data', () => {
     assert.equal(first.json().count, 30);
     const other = openDatabase(configFrom({ DATABASE_URL: server.url }).database);
     try {
-      await other.db.transaction().execute((trx) =>
-        importRecords(trx, [{ model: 'users.user', pk: 31, fields: { username: 'newcomer', email: 'new@example.org', has_key: true } }]));
+      await other.db
+        .transaction()
+        .execute((trx) => importRecords(trx, [{ model: 'users.user', pk: 31, fields: { username: 'newcomer', email: 'new@example.org', has_key: true } }]));
     } finally {
       await other.close();
     }
@@ -451,7 +466,7 @@ describe('cached responses never outlive the data', () => {
     assert.equal((await request(server.base, '/api/users/31/')).json().username, 'newcomer');
   });
 
-  it('keeps the responses a write did not touch: a door post leaves the users\' tags valid', async () => {
+  it("keeps the responses a write did not touch: a door post leaves the users' tags valid", async () => {
     const users = await request(server.base, '/api/users/');
     const openings = await request(server.base, '/api/space/openings/');
     const status = (await request(server.base, '/api/space/status/')).json();

@@ -53,10 +53,7 @@ describe(`two serve processes on one ${TEST_ENGINE} database`, () => {
   before(async () => {
     fresh = await withSampleData();
     const env = { DATABASE_URL: fresh.url, LOG_LEVEL: 'warn', PUBLIC_URL };
-    [one, two] = await Promise.all([
-      startService(['serve'], { ...env, PORT: String(await freePort()) }),
-      startService(['serve'], { ...env, PORT: String(await freePort()) }),
-    ]);
+    [one, two] = await Promise.all([startService(['serve'], { ...env, PORT: String(await freePort()) }), startService(['serve'], { ...env, PORT: String(await freePort()) })]);
     await Promise.all([waitUntilServing(one), waitUntilServing(two)]);
   });
 
@@ -88,7 +85,8 @@ describe(`two serve processes on one ${TEST_ENGINE} database`, () => {
         importRecords(trx, [
           { model: 'users.user', pk: 31, fields: { username: 'scale-out newcomer', email: 'new@example.org', has_key: true } },
           { model: 'space.spacestatus', pk: 9001, fields: { time: '2031-01-01T00:00:00Z', is_open: true } },
-        ]));
+        ]),
+      );
     } finally {
       await other.close();
     }
@@ -96,7 +94,10 @@ describe(`two serve processes on one ${TEST_ENGINE} database`, () => {
     for (const service of [one, two]) {
       const users = (await request(service.base, '/api/users/')).json();
       assert.equal(users.count, before.count + 1, `${service.name} counts the new user`);
-      assert.ok(users.results.some((u: { username: string }) => u.username === 'scale-out newcomer'), `${service.name} lists the new user`);
+      assert.ok(
+        users.results.some((u: { username: string }) => u.username === 'scale-out newcomer'),
+        `${service.name} lists the new user`,
+      );
       const detail = await request(service.base, '/api/users/31/');
       assert.equal(detail.status, 200, `${service.name} finds the new user`);
       const openings = (await request(service.base, '/api/space/openings/')).json();
@@ -118,8 +119,7 @@ describe(`two serve processes on one ${TEST_ENGINE} database`, () => {
 describe(`serve --workers 2 on ${TEST_ENGINE}`, () => {
   let fresh: FreshDatabase;
   let service: Service;
-  const workerPids = (): number[] =>
-    service.logs.filter((l) => l.msg === `worker ${l.worker} is serving` && l.pid === service.pid).map((l) => l.worker as number);
+  const workerPids = (): number[] => service.logs.filter((l) => l.msg === `worker ${l.worker} is serving` && l.pid === service.pid).map((l) => l.worker as number);
 
   before(async () => {
     fresh = await withSampleData();
@@ -135,7 +135,11 @@ describe(`serve --workers 2 on ${TEST_ENGINE}`, () => {
 
   it('migrates once, in the primary, before starting the workers', () => {
     const migrated = service.logs.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('database: '));
-    assert.deepEqual(migrated.map((l) => l.pid), [service.pid], 'only the primary opened and migrated the database');
+    assert.deepEqual(
+      migrated.map((l) => l.pid),
+      [service.pid],
+      'only the primary opened and migrated the database',
+    );
     assert.deepEqual(migrated[0].users, 30);
   });
 
@@ -227,7 +231,10 @@ describe('waiting for the database at startup', { concurrency: true }, () => {
       // The database "comes up" on the port the service was told.
       await proxy.restore();
       await waitUntilServing(service);
-      assert.ok(service.logs.some((l) => /answered after \d+ attempts/.test(String(l.msg))), service.output());
+      assert.ok(
+        service.logs.some((l) => /answered after \d+ attempts/.test(String(l.msg))),
+        service.output(),
+      );
       assert.equal((await request(service.base, '/api/users/')).json().count, 30);
       assert.deepEqual(await service.stop(), { code: 0, signal: null }, service.output());
     } finally {

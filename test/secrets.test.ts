@@ -17,8 +17,7 @@ describe('secrets and e-mail addresses stay out of messages', () => {
     const fresh = await freshDatabase();
     try {
       await assert.rejects(
-        fresh.handle.db.transaction().execute((trx) =>
-          importRecords(trx, [{ model: 'users.user', pk: 1, fields: { username: 'bob', email: ['bob.secret@example.org'] } }])),
+        fresh.handle.db.transaction().execute((trx) => importRecords(trx, [{ model: 'users.user', pk: 1, fields: { username: 'bob', email: ['bob.secret@example.org'] } }])),
         (error: unknown) => {
           assert.ok(error instanceof ImportError);
           assert.match(error.message, /users\.user pk 1/);

@@ -13,11 +13,7 @@ import { startServer, type TestServer } from './support/server.js';
 const opening = (pk: number, time: string, isOpen: boolean) => ({ model: 'space.spacestatus', pk, fields: { time, is_open: isOpen } });
 
 /** Openings whose ids do not follow their times: the latest by time is pk 2. */
-const OPENINGS = [
-  opening(1, '2021-03-27T20:00:00Z', true),
-  opening(2, '2021-03-28T01:00:00.250000Z', false),
-  opening(3, '2021-03-27T23:00:00Z', true),
-];
+const OPENINGS = [opening(1, '2021-03-27T20:00:00Z', true), opening(2, '2021-03-28T01:00:00.250000Z', false), opening(3, '2021-03-27T23:00:00Z', true)];
 
 function assertJson(res: HttpResponse, status: number, body: unknown) {
   assert.equal(res.status, status, res.body);

@@ -28,8 +28,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * the table), and `data` exactly the body of /api/space/status/.
  */
 async function currentState(server: TestServer) {
-  const latest = await server.database.db.selectFrom('openings').select('id')
-    .orderBy('time_us', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  const latest = await server.database.db.selectFrom('openings').select('id').orderBy('time_us', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
   const status = await request(server.base, '/api/space/status/');
   assert.equal(status.status, 200, status.body);
   const data = status.json() as { is_open: boolean | null; since: string | null };
@@ -45,7 +44,11 @@ async function tokens(db: TestServer['database']['db']) {
   };
 }
 
-function call(base: string, path: string, options: { method?: string; secret?: string; json?: unknown; form?: string; headers?: Record<string, string> } = {}): Promise<HttpResponse> {
+function call(
+  base: string,
+  path: string,
+  options: { method?: string; secret?: string; json?: unknown; form?: string; headers?: Record<string, string> } = {},
+): Promise<HttpResponse> {
   const headers: Record<string, string> = { ...options.headers };
   let body: string | undefined;
   if (options.json !== undefined) {
@@ -106,7 +109,7 @@ describe(`GET ${STREAM} on ${TEST_ENGINE}`, () => {
     await server.close();
   });
 
-  it('answers text/event-stream with the contract\'s headers, and first sends the current state', async () => {
+  it("answers text/event-stream with the contract's headers, and first sends the current state", async () => {
     const client = await connect();
     assert.equal(client.status, 200);
     assert.equal(client.headers['content-type'], 'text/event-stream');
@@ -130,7 +133,10 @@ describe(`GET ${STREAM} on ${TEST_ENGINE}`, () => {
     await client.waitForEvents(1);
     const isOpen = await latestIsOpen(server.database.db);
     const expected = [await change(server.base, secrets.door, !isOpen)];
-    assert.deepEqual(simple(await client.waitForEvents(2)).slice(1), expected.map((e) => ({ event: 'state', ...e })));
+    assert.deepEqual(
+      simple(await client.waitForEvents(2)).slice(1),
+      expected.map((e) => ({ event: 'state', ...e })),
+    );
     // The same state again records nothing, and sends nothing.
     assert.equal((await door(server.base, secrets.door, !isOpen)).status, 200);
     const legacy = await call(server.base, '/space/change_status', { form: `secret=${encodeURIComponent(secrets.door)}&open=${isOpen ? 1 : 0}` });
@@ -259,7 +265,7 @@ describe(`GET ${STREAM} on ${TEST_ENGINE}`, () => {
     }
   });
 
-  it('goes through the API\'s route checks: HEAD, OPTIONS, 301 without the slash, 404 for a suffix, 401/403/405 for writes', async () => {
+  it("goes through the API's route checks: HEAD, OPTIONS, 301 without the slash, 404 for a suffix, 401/403/405 for writes", async () => {
     const head = await call(server.base, STREAM, { method: 'HEAD' });
     assert.equal(head.status, 200);
     assert.equal(head.headers['content-type'], 'text/event-stream');
@@ -271,7 +277,10 @@ describe(`GET ${STREAM} on ${TEST_ENGINE}`, () => {
     assert.deepEqual(options.json().renders, ['text/event-stream']);
     assert.equal(options.json().actions, undefined);
     // A cross-origin EventSource that resumes sends Last-Event-ID: its preflight allows it.
-    const preflight = await call(server.base, STREAM, { method: 'OPTIONS', headers: { origin: 'https://dash.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'last-event-id' } });
+    const preflight = await call(server.base, STREAM, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://dash.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'last-event-id' },
+    });
     assert.equal(preflight.headers['access-control-allow-origin'], '*');
     assert.match(String(preflight.headers['access-control-allow-headers']), /Last-Event-ID/);
     const redirect = await call(server.base, '/api/space/stream?lastEventId=3');
@@ -301,7 +310,7 @@ describe(`GET ${STREAM} on ${TEST_ENGINE}`, () => {
     await waitFor(() => server.app.live.feed.size === 0, 'every client to be forgotten');
     assert.deepEqual(server.app.live.feed.activity, { heartbeat: false, poll: false, retry: false, listening: TEST_ENGINE === 'postgres' });
     // The stream's timers go with its last client: wait for them to be cleared (a timer left behind never is).
-    await waitFor(() => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length === baseline, 'the stream\'s timers to be cleared (no timer left behind)');
+    await waitFor(() => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length === baseline, "the stream's timers to be cleared (no timer left behind)");
     assert.equal(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length, baseline, 'no timer left behind');
     // A client that leaves before its first event was sent is forgotten too.
     const quick = await openStream(server.base);
@@ -322,10 +331,7 @@ describe(`the stream behind a proxy, and at shutdown, on ${TEST_ENGINE}`, () => 
   it('works with TRUST_PROXY and PUBLIC_URL, and app.close() ends open streams instead of hanging', async () => {
     const server = await startServer({ records: sampleRecords(), env: { TRUST_PROXY: 'true', PUBLIC_URL: 'https://space.example.org/hs' } });
     try {
-      const clients = await Promise.all([
-        openStream(server.base, STREAM, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'space.example.org' }),
-        openStream(server.base),
-      ]);
+      const clients = await Promise.all([openStream(server.base, STREAM, { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'space.example.org' }), openStream(server.base)]);
       for (const client of clients) {
         assert.equal(client.status, 200);
         await client.waitForEvents(1);
@@ -338,7 +344,6 @@ describe(`the stream behind a proxy, and at shutdown, on ${TEST_ENGINE}`, () => 
       await server.close();
     }
   });
-
 });
 
 describe(`the stream across two serve processes on one ${TEST_ENGINE} database`, () => {
@@ -353,10 +358,7 @@ describe(`the stream across two serve processes on one ${TEST_ENGINE} database`,
     await fresh.handle.db.transaction().execute((trx) => importRecords(trx, records));
     secret = (await createToken(fresh.handle.db, 'door', 'door', nowUs())).secret;
     const env = { DATABASE_URL: fresh.url, LOG_LEVEL: 'info', STREAM_POLL_MS: '100' };
-    [one, two] = await Promise.all([
-      startService(['serve'], { ...env, PORT: String(await freePort()) }),
-      startService(['serve'], { ...env, PORT: String(await freePort()) }),
-    ]);
+    [one, two] = await Promise.all([startService(['serve'], { ...env, PORT: String(await freePort()) }), startService(['serve'], { ...env, PORT: String(await freePort()) })]);
     await Promise.all([waitUntilServing(one), waitUntilServing(two)]);
   });
 
@@ -387,23 +389,29 @@ describe(`the stream across two serve processes on one ${TEST_ENGINE} database`,
     for (const client of [onOne, onTwo, resumed]) client.close();
   });
 
-  it('catches up after its LISTEN connection was cut: a change committed meanwhile still arrives', postgresOnly('a LISTEN connection to cut (SQLite processes poll the file)'), async () => {
-    const onTwo = await openStream(two.base);
-    const [initial] = await onTwo.waitForEvents(1);
-    const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
-    await admin.connect();
-    try {
-      const { rowCount } = await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike 'listen%' and pid <> pg_backend_pid()`);
-      assert.ok((rowCount ?? 0) >= 1, 'a LISTEN connection to cut');
-    } finally {
-      await admin.end();
-    }
-    const isOpen = (dataOf(initial) as { is_open: boolean }).is_open;
-    const next = await change(one.base, secret, !isOpen);
-    assert.deepEqual(simple(await onTwo.waitForEvents(2, 10_000)).slice(1), [{ event: 'state', ...next }]);
-    const after = await change(one.base, secret, isOpen);
-    assert.deepEqual(simple(await onTwo.waitForEvents(3, 10_000)).slice(2), [{ event: 'state', ...after }]);
-    onTwo.close();
-    await two.waitForLog((line) => line.msg === 'space state listener: listening again', 'the reconnection log');
-  });
+  it(
+    'catches up after its LISTEN connection was cut: a change committed meanwhile still arrives',
+    postgresOnly('a LISTEN connection to cut (SQLite processes poll the file)'),
+    async () => {
+      const onTwo = await openStream(two.base);
+      const [initial] = await onTwo.waitForEvents(1);
+      const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
+      await admin.connect();
+      try {
+        const { rowCount } = await admin.query(
+          `select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike 'listen%' and pid <> pg_backend_pid()`,
+        );
+        assert.ok((rowCount ?? 0) >= 1, 'a LISTEN connection to cut');
+      } finally {
+        await admin.end();
+      }
+      const isOpen = (dataOf(initial) as { is_open: boolean }).is_open;
+      const next = await change(one.base, secret, !isOpen);
+      assert.deepEqual(simple(await onTwo.waitForEvents(2, 10_000)).slice(1), [{ event: 'state', ...next }]);
+      const after = await change(one.base, secret, isOpen);
+      assert.deepEqual(simple(await onTwo.waitForEvents(3, 10_000)).slice(2), [{ event: 'state', ...after }]);
+      onTwo.close();
+      await two.waitForLog((line) => line.msg === 'space state listener: listening again', 'the reconnection log');
+    },
+  );
 });

@@ -44,7 +44,9 @@ const STATIC = {
 };
 
 const user = (pk: number, username: string, hasKey: boolean) => ({
-  model: 'users.user', pk, fields: { username, email: `${username}@mail.example.net`, has_key: hasKey },
+  model: 'users.user',
+  pk,
+  fields: { username, email: `${username}@mail.example.net`, has_key: hasKey },
 });
 const opening = (pk: number, time: string, isOpen: boolean) => ({ model: 'space.spacestatus', pk, fields: { time, is_open: isOpen } });
 
@@ -85,7 +87,9 @@ describe('the bundled SpaceAPI schemas', () => {
       '15': 'aec3ddf201996a3ea4dc948af2e44754dfa01b9e82014f036b2fd6b369a02ead',
     };
     for (const version of ['14', '15']) {
-      const digest = createHash('sha256').update(fs.readFileSync(BUNDLED_SCHEMA(version))).digest('hex');
+      const digest = createHash('sha256')
+        .update(fs.readFileSync(BUNDLED_SCHEMA(version)))
+        .digest('hex');
       assert.equal(digest, published[version], `schema ${version}`);
     }
   });
@@ -132,7 +136,8 @@ describe('GET /spaceapi.json on an empty database', () => {
     assert.equal(head.headers['access-control-allow-origin'], '*');
 
     const options = await request(server.base, '/spaceapi.json', {
-      method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET' },
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'GET' },
     });
     assert.equal(options.status, 204);
     assert.equal(options.body, '');
@@ -290,7 +295,12 @@ const BAD_FILES: [string, string | object, string, RegExp][] = [
   ['missing space', { ...STATIC, space: undefined }, 'json', /not a valid SpaceAPI 15 document: space is required/],
   ['a wrong type', { ...STATIC, logo: 42 }, 'json', /not a valid SpaceAPI 15 document: logo must be string/],
   ['lat without lon', { ...STATIC, location: { lat: 50.8 } }, 'json', /location: lon is required when lat is given/],
-  ['a bad enum', { ...STATIC, membership_plans: [{ name: 'x', value: 1, currency: 'EUR', billing_interval: 'fortnightly' }] }, 'json', /membership_plans\[0\]\.billing_interval must be one of "yearly"/],
+  [
+    'a bad enum',
+    { ...STATIC, membership_plans: [{ name: 'x', value: 1, currency: 'EUR', billing_interval: 'fortnightly' }] },
+    'json',
+    /membership_plans\[0\]\.billing_interval must be one of "yearly"/,
+  ],
   ['a live state', { ...STATIC, state: { open: true, lastchange: 1 } }, 'json', /state\.open comes from the database.*state\.lastchange comes from the database/],
   ['api_compatibility', { ...STATIC, api_compatibility: ['15'] }, 'json', /api_compatibility is set by the service/],
   ['sensors', { ...STATIC, sensors: { people_now_present: [{ value: 3 }] } }, 'json', /sensors are live measurements/],
@@ -304,16 +314,13 @@ describe('a bad SpaceAPI file stops the service at start', () => {
   it('names the variable, the file and the problem (ConfigError from buildApp)', async () => {
     for (const [what, content, extension, reason] of BAD_FILES) {
       const file = configFile(content, extension);
-      await assert.rejects(
-        buildApp(configFrom({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', SPACEAPI_CONFIG: file }), { logger: false }),
-        (error: unknown) => {
-          assert.ok(error instanceof ConfigError, `${what}: ${error}`);
-          assert.equal(error.variable, 'SPACEAPI_CONFIG');
-          assert.ok(error.message.startsWith(`SPACEAPI_CONFIG: ${file}: `), `${what}: ${error.message}`);
-          assert.match(error.message, reason, what);
-          return true;
-        },
-      );
+      await assert.rejects(buildApp(configFrom({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', SPACEAPI_CONFIG: file }), { logger: false }), (error: unknown) => {
+        assert.ok(error instanceof ConfigError, `${what}: ${error}`);
+        assert.equal(error.variable, 'SPACEAPI_CONFIG');
+        assert.ok(error.message.startsWith(`SPACEAPI_CONFIG: ${file}: `), `${what}: ${error.message}`);
+        assert.match(error.message, reason, what);
+        return true;
+      });
     }
     const missing = path.join(tmp, 'missing.yaml');
     assert.throws(() => readSpaceApiFile(missing), new RegExp(`^ConfigError: SPACEAPI_CONFIG: ${missing}: cannot read the file \\(ENOENT`));
@@ -339,7 +346,10 @@ describe('a bad SpaceAPI file stops the service at start', () => {
         const res = await request(good.base, '/spaceapi.json');
         assert.equal(res.status, 200, res.body);
         assertValid(res.json());
-        assert.ok(good.logs.some((line) => line.spaceapi === EXAMPLE), good.output());
+        assert.ok(
+          good.logs.some((line) => line.spaceapi === EXAMPLE),
+          good.output(),
+        );
       } finally {
         await good.stop();
       }

@@ -49,7 +49,13 @@ describe('API tokens (resource)', () => {
     const again = await createToken(fresh.handle.db, 'sensor', 'door', NOW);
     await revokeToken(fresh.handle.db, String(again.token.id), NOW + 2);
     const listed = await listTokens(fresh.handle.db);
-    assert.deepEqual(listed.filter((t) => t.name === 'sensor').map((t) => [t.id, t.revokedUs]), [[token.id, NOW + 1], [again.token.id, NOW + 2]]);
+    assert.deepEqual(
+      listed.filter((t) => t.name === 'sensor').map((t) => [t.id, t.revokedUs]),
+      [
+        [token.id, NOW + 1],
+        [again.token.id, NOW + 2],
+      ],
+    );
   });
 });
 

@@ -31,10 +31,13 @@ describe('TurnVersions: table versions shared by the requests of one event-loop 
   async function sharing() {
     let latest = await fresh.handle.versions();
     reads = 0;
-    turn = new TurnVersions(() => {
-      reads++;
-      return latest;
-    }, () => connections);
+    turn = new TurnVersions(
+      () => {
+        reads++;
+        return latest;
+      },
+      () => connections,
+    );
     return {
       refresh: async () => {
         latest = await fresh.handle.versions();
@@ -90,11 +93,14 @@ describe('TurnVersions: table versions shared by the requests of one event-loop 
     const latest = await fresh.handle.versions();
     let fail = true;
     reads = 0;
-    turn = new TurnVersions(() => {
-      reads++;
-      if (fail) throw new Error('the database cannot be read');
-      return latest;
-    }, () => connections);
+    turn = new TurnVersions(
+      () => {
+        reads++;
+        if (fail) throw new Error('the database cannot be read');
+        return latest;
+      },
+      () => connections,
+    );
     assert.throws(() => turn.get(sockets[0]), /cannot be read/);
     fail = false;
     assert.equal(turn.get(sockets[1]), latest);

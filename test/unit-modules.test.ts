@@ -9,9 +9,7 @@ import { ApiError } from '../src/drf/errors.js';
 import { apiUrl, avatarUrl, baseUrlOf, linkStyle, mediaPath, pageUrl } from '../src/drf/links.js';
 import { checkAccept, requestedFormat } from '../src/drf/negotiation.js';
 import { pageCount, pageNumberOf, pageSizeOf, parsePositiveInteger } from '../src/drf/pagination.js';
-import {
-  compareCodePoints, decodeComponent, encodeComponent, lastValue, parseQuery, rebuildQuery, type QueryPair,
-} from '../src/drf/query.js';
+import { compareCodePoints, decodeComponent, encodeComponent, lastValue, parseQuery, rebuildQuery, type QueryPair } from '../src/drf/query.js';
 import { decodePath, matchRoute, parseId, type RouteMatch } from '../src/drf/routes.js';
 import { formatIsoUtc, parseIsoMicros, TimeFormatter } from '../src/time.js';
 
@@ -19,7 +17,13 @@ describe('query', () => {
   describe('parseQuery: parse_qsl with blanks kept', () => {
     const cases: [raw: string, pairs: [string, string][]][] = [
       ['', []],
-      ['a=1&b=2', [['a', '1'], ['b', '2']]],
+      [
+        'a=1&b=2',
+        [
+          ['a', '1'],
+          ['b', '2'],
+        ],
+      ],
       ['flag', [['flag', '']]],
       ['flag=', [['flag', '']]],
       ['&&a=1&&', [['a', '1']]],
@@ -38,7 +42,14 @@ describe('query', () => {
       ['a=%', [['a', '%']]],
       ['a=%zz', [['a', '%zz']]],
       ['a=%4', [['a', '%4']]],
-      ['b=1&a=2&b=3', [['b', '1'], ['a', '2'], ['b', '3']]],
+      [
+        'b=1&a=2&b=3',
+        [
+          ['b', '1'],
+          ['a', '2'],
+          ['b', '3'],
+        ],
+      ],
     ];
     for (const [raw, pairs] of cases) {
       it(`${JSON.stringify(raw)} → ${JSON.stringify(pairs)}`, () => {
@@ -110,13 +121,32 @@ describe('query', () => {
 
   describe('lastValue', () => {
     it('gives the last value of a key', () => {
-      assert.equal(lastValue([['page', '1'], ['x', 'y'], ['page', '2']], 'page'), '2');
+      assert.equal(
+        lastValue(
+          [
+            ['page', '1'],
+            ['x', 'y'],
+            ['page', '2'],
+          ],
+          'page',
+        ),
+        '2',
+      );
     });
     it('gives undefined for a missing key', () => {
       assert.equal(lastValue([['x', 'y']], 'page'), undefined);
     });
     it('gives an empty value as such', () => {
-      assert.equal(lastValue([['page', '2'], ['page', '']], 'page'), '');
+      assert.equal(
+        lastValue(
+          [
+            ['page', '2'],
+            ['page', ''],
+          ],
+          'page',
+        ),
+        '',
+      );
     });
   });
 
@@ -167,7 +197,14 @@ describe('pagination', () => {
 
   describe('parsePositiveInteger: Python int() syntax, positive', () => {
     const valid: [string, number][] = [
-      ['1', 1], ['3', 3], [' 3 ', 3], ['+5', 5], ['007', 7], [' +007 ', 7], ['\t2\n', 2], ['100', 100],
+      ['1', 1],
+      ['3', 3],
+      [' 3 ', 3],
+      ['+5', 5],
+      ['007', 7],
+      [' +007 ', 7],
+      ['\t2\n', 2],
+      ['100', 100],
     ];
     for (const [text, value] of valid) {
       it(`${JSON.stringify(text)} → ${value}`, () => assert.equal(parsePositiveInteger(text), value));
@@ -207,7 +244,14 @@ describe('pagination', () => {
   });
 
   describe('pageCount', () => {
-    const cases: [number, number, number][] = [[0, 3, 1], [1, 3, 1], [3, 3, 1], [4, 3, 2], [30, 3, 10], [31, 3, 11]];
+    const cases: [number, number, number][] = [
+      [0, 3, 1],
+      [1, 3, 1],
+      [3, 3, 1],
+      [4, 3, 2],
+      [30, 3, 10],
+      [31, 3, 11],
+    ];
     for (const [count, size, pages] of cases) {
       it(`${count} records by ${size} → ${pages} pages`, () => assert.equal(pageCount(count, size), pages));
     }
@@ -234,19 +278,28 @@ describe('pagination', () => {
     const invalid = ['0', '-1', 'abc', '1.5', '2.0', 'LAST', 'Last', ' last', 'last ', '0x2', '11', '1e1', '99999999999999999999999'];
     for (const value of invalid) {
       it(`page=${JSON.stringify(value)} of 10 pages → 404 Invalid page.`, () => {
-        assert.throws(() => pageNumberOf(q(['page', value]), 10), (error: unknown) => {
-          assert.ok(error instanceof ApiError);
-          assert.equal(error.status, 404);
-          assert.equal(error.detail, 'Invalid page.');
-          return true;
-        });
+        assert.throws(
+          () => pageNumberOf(q(['page', value]), 10),
+          (error: unknown) => {
+            assert.ok(error instanceof ApiError);
+            assert.equal(error.status, 404);
+            assert.equal(error.detail, 'Invalid page.');
+            return true;
+          },
+        );
       });
     }
     it('page 2 of an empty collection (1 page) → 404 Invalid page.', () => {
-      assert.throws(() => pageNumberOf(q(['page', '2']), 1), (e: unknown) => e instanceof ApiError && e.detail === 'Invalid page.');
+      assert.throws(
+        () => pageNumberOf(q(['page', '2']), 1),
+        (e: unknown) => e instanceof ApiError && e.detail === 'Invalid page.',
+      );
     });
     it('the last page parameter wins even when it is invalid', () => {
-      assert.throws(() => pageNumberOf(q(['page', '2'], ['page', 'abc']), 10), (e: unknown) => e instanceof ApiError && e.status === 404);
+      assert.throws(
+        () => pageNumberOf(q(['page', '2'], ['page', 'abc']), 10),
+        (e: unknown) => e instanceof ApiError && e.status === 404,
+      );
     });
   });
 });
@@ -350,8 +403,7 @@ describe('links', () => {
   });
 
   describe('baseUrlOf', () => {
-    const fake = (host: string, protocol: 'http' | 'https' = 'http', localAddress = '127.0.0.1', localPort = 8123) =>
-      ({ host, protocol, localAddress, localPort });
+    const fake = (host: string, protocol: 'http' | 'https' = 'http', localAddress = '127.0.0.1', localPort = 8123) => ({ host, protocol, localAddress, localPort });
     const hosts = ['example.org', 'Example.ORG:8080', 'example.org.', '[::1]:8000', '127.0.0.1:9', 'localhost'];
     for (const host of hosts) {
       it(`Host ${host} → http://${host}`, () => {
@@ -422,13 +474,38 @@ describe('routes and negotiation', () => {
   });
 
   describe('parseId', () => {
-    const valid: [string, number][] = [['39', 39], ['039', 39], ['+39', 39], [' 39', 39], ['39 ', 39], [' +0039 ', 39], ['1', 1]];
+    const valid: [string, number][] = [
+      ['39', 39],
+      ['039', 39],
+      ['+39', 39],
+      [' 39', 39],
+      ['39 ', 39],
+      [' +0039 ', 39],
+      ['1', 1],
+    ];
     for (const [text, id] of valid) {
       it(`${JSON.stringify(text)} → ${id}`, () => assert.equal(parseId(text), id));
     }
     const invalid = [
-      '0', '00', '-1', '-39', 'abc', '3x', '0x27', '1e1', '3.9', '', ' ', '+', '++39', '+-39', '3 9',
-      '9007199254740993', '9223372036854775808', '18446744073709551616', '18446744073709551617',
+      '0',
+      '00',
+      '-1',
+      '-39',
+      'abc',
+      '3x',
+      '0x27',
+      '1e1',
+      '3.9',
+      '',
+      ' ',
+      '+',
+      '++39',
+      '+-39',
+      '3 9',
+      '9007199254740993',
+      '9223372036854775808',
+      '18446744073709551616',
+      '18446744073709551617',
       '99999999999999999999999999999',
     ];
     for (const text of invalid) {
@@ -459,15 +536,25 @@ describe('routes and negotiation', () => {
     ];
     for (const [suffix, pairs] of invalid) {
       it(`suffix ${suffix} query ${JSON.stringify(pairs)} → 404 Not found.`, () => {
-        assert.throws(() => requestedFormat(suffix, pairs), (e: unknown) => e instanceof ApiError && e.status === 404 && e.detail === 'Not found.');
+        assert.throws(
+          () => requestedFormat(suffix, pairs),
+          (e: unknown) => e instanceof ApiError && e.status === 404 && e.detail === 'Not found.',
+        );
       });
     }
   });
 
   describe('checkAccept', () => {
     const acceptable = [
-      undefined, '', '*/*', 'application/*', 'application/json', 'application/json;q=0.5;indent=4',
-      'application/json; charset=utf-8', 'APPLICATION/JSON', 'text/html, application/json;q=0.9',
+      undefined,
+      '',
+      '*/*',
+      'application/*',
+      'application/json',
+      'application/json;q=0.5;indent=4',
+      'application/json; charset=utf-8',
+      'APPLICATION/JSON',
+      'text/html, application/json;q=0.9',
       'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
     ];
     for (const accept of acceptable) {
@@ -476,8 +563,10 @@ describe('routes and negotiation', () => {
     const unacceptable = ['application/xml', 'text/csv', 'text/html', 'garbage', 'text/*', 'image/png', 'application/jsonx'];
     for (const accept of unacceptable) {
       it(`${JSON.stringify(accept)} → 406`, () => {
-        assert.throws(() => checkAccept(accept), (e: unknown) =>
-          e instanceof ApiError && e.status === 406 && e.detail === 'Could not satisfy the request Accept header.');
+        assert.throws(
+          () => checkAccept(accept),
+          (e: unknown) => e instanceof ApiError && e.status === 406 && e.detail === 'Could not satisfy the request Accept header.',
+        );
       });
     }
   });

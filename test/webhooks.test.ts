@@ -42,7 +42,10 @@ class Receiver {
   private readonly server: http.Server;
   private waiters = new Set<() => void>();
 
-  private constructor(readonly port: number, private readonly status: (n: number) => number) {
+  private constructor(
+    readonly port: number,
+    private readonly status: (n: number) => number,
+  ) {
     this.server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -203,7 +206,9 @@ describe(`webhooks on ${TEST_ENGINE}`, () => {
     // The same state again: nothing. The legacy door route: a delivery too.
     assert.equal((await doorPost(server.base, server.door, isOpen)).status, 200);
     const legacy = await request(server.base, '/space/change_status', {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `secret=${encodeURIComponent(server.door)}&open=${isOpen ? 0 : 1}`,
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `secret=${encodeURIComponent(server.door)}&open=${isOpen ? 0 : 1}`,
     });
     assert.equal(legacy.status, 200);
     const [, second] = await a.waitFor(2);
@@ -217,7 +222,9 @@ describe(`webhooks on ${TEST_ENGINE}`, () => {
   it('retries a receiver that fails (500, then down) with backoff, resending the byte-identical body, signature and delivery id', async () => {
     const failing = track(await Receiver.start((n) => (n < 2 ? 500 : 200)));
     const downPort = await freePort();
-    const server = track(await startLogged({ WEBHOOK_URLS: `${failing.url},http://127.0.0.1:${downPort}/later/hook-path-secret`, WEBHOOK_SECRET: SECRET, WEBHOOK_FIRST_RETRY_MS: '200' }));
+    const server = track(
+      await startLogged({ WEBHOOK_URLS: `${failing.url},http://127.0.0.1:${downPort}/later/hook-path-secret`, WEBHOOK_SECRET: SECRET, WEBHOOK_FIRST_RETRY_MS: '200' }),
+    );
     assert.equal((await doorPost(server.base, server.door, !(await isOpenNow(server)))).status, 201);
     // The first attempt and both retries arrive (waited for; the durations below are lower bounds only).
     const attempts = await failing.waitFor(3, 30_000);
@@ -240,20 +247,32 @@ describe(`webhooks on ${TEST_ENGINE}`, () => {
     assert.equal(delivered.headers['x-signature-256'], attempts[0].headers['x-signature-256']);
     const failures = server.logs.filter((l) => l.msg === 'webhook delivery failed; retrying');
     // Receivers are named by their origin only: paths often hold their own secret.
-    assert.ok(failures.some((l) => l.status === 500 && l.webhook === `${new URL(failing.url).origin}/…`), JSON.stringify(failures));
+    assert.ok(
+      failures.some((l) => l.status === 500 && l.webhook === `${new URL(failing.url).origin}/…`),
+      JSON.stringify(failures),
+    );
     assert.ok(!server.rawLogs().includes('hook-path-secret'), 'no receiver path in the logs');
-    assert.ok(failures.some((l) => l.error === 'ECONNREFUSED'), JSON.stringify(failures));
-    assert.ok(server.logs.some((l) => l.msg === 'webhook delivered' && l.attempts === 3), 'success after retries is logged');
+    assert.ok(
+      failures.some((l) => l.error === 'ECONNREFUSED'),
+      JSON.stringify(failures),
+    );
+    assert.ok(
+      server.logs.some((l) => l.msg === 'webhook delivered' && l.attempts === 3),
+      'success after retries is logged',
+    );
     assert.ok(!server.rawLogs().includes(SECRET), 'the secret is never logged');
   });
 
   it('never slows or fails the door post when a receiver hangs or is unreachable', async () => {
     const hole = track(await blackHole());
     const refused = await freePort();
-    const server = track(await startLogged({
-      WEBHOOK_URLS: `${hole.url},http://127.0.0.1:${refused}/,http://user:hunter2@127.0.0.1:${refused}/?token=abc`,
-      WEBHOOK_SECRET: SECRET, WEBHOOK_TIMEOUT_MS: '2000',
-    }));
+    const server = track(
+      await startLogged({
+        WEBHOOK_URLS: `${hole.url},http://127.0.0.1:${refused}/,http://user:hunter2@127.0.0.1:${refused}/?token=abc`,
+        WEBHOOK_SECRET: SECRET,
+        WEBHOOK_TIMEOUT_MS: '2000',
+      }),
+    );
     let isOpen = await isOpenNow(server);
     const hung = (id: number) => server.logs.some((l) => l.msg === 'webhook delivery failed; retrying' && l.id === id && l.error === 'no answer within 2000 ms');
     const ids: number[] = [];
@@ -268,7 +287,10 @@ describe(`webhooks on ${TEST_ENGINE}`, () => {
     // Each of those deliveries does give up on the hanging receiver (waited for, not slept on).
     await until(() => ids.every(hung), 'a "no answer within 2000 ms" failure logged for every change');
     const failures = server.logs.filter((l) => l.msg === 'webhook delivery failed; retrying');
-    assert.ok(failures.some((l) => l.error === 'no answer within 2000 ms'), JSON.stringify(failures));
+    assert.ok(
+      failures.some((l) => l.error === 'no answer within 2000 ms'),
+      JSON.stringify(failures),
+    );
     assert.ok(!server.rawLogs().includes('hunter2') && !server.rawLogs().includes('token=abc'), 'URL credentials are not logged');
     assert.ok(!server.rawLogs().includes(SECRET));
   });
@@ -294,7 +316,10 @@ describe(`webhooks on ${TEST_ENGINE}`, () => {
     // The first attempt failed and its retry is due in 5 s: close() returns without making it.
     await within(slow.app.close(), 'app.close() with a retry pending');
     assert.equal(broken.deliveries.length, attempts + 1, 'close() did not wait for the pending retry');
-    assert.ok(slow.logs.some((l) => l.msg === 'webhooks: 1 delivery abandoned at shutdown'), slow.rawLogs());
+    assert.ok(
+      slow.logs.some((l) => l.msg === 'webhooks: 1 delivery abandoned at shutdown'),
+      slow.rawLogs(),
+    );
   });
 
   it('with several processes, each change is delivered once (by the process that recorded it)', async () => {
@@ -348,7 +373,8 @@ describe(`webhooks on ${TEST_ENGINE}`, () => {
     assert.equal(printed.is_open, res.json().is_open);
     assert.equal(printed.since, res.json().time);
     const body = JSON.stringify({ id: 1, event: 'state', state: { is_open: true, since: '2030-01-01T00:00:00+00:00' } });
-    const post = (headers: Record<string, string>) => request(`http://127.0.0.1:${port}`, '/', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    const post = (headers: Record<string, string>) =>
+      request(`http://127.0.0.1:${port}`, '/', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
     assert.equal((await post({ 'x-signature-256': sign(body), 'x-webhook-delivery': 'd1' })).status, 204);
     assert.equal((await post({ 'x-signature-256': sign(body + ' '), 'x-webhook-delivery': 'd2' })).status, 401);
     assert.equal((await post({ 'x-signature-256': sign(body, 'wrong secret'), 'x-webhook-delivery': 'd3' })).status, 401);
@@ -362,8 +388,13 @@ describe('webhook configuration', () => {
     assert.deepEqual(none.webhooks, { urls: [], secret: null, timeoutMs: 5000, firstRetryMs: 1000, giveUpMs: 600_000 });
     assert.deepEqual(none.stream, { heartbeatMs: 15_000, pollMs: 100 });
     const some = configFrom({
-      WEBHOOK_URLS: ' https://a.example/hook , http://b.example:8080/x?y=1,,https://a.example/hook', WEBHOOK_SECRET: 's3cret',
-      WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_FIRST_RETRY_MS: '500', WEBHOOK_GIVE_UP_S: '60', STREAM_HEARTBEAT_MS: '1000', STREAM_POLL_MS: '100',
+      WEBHOOK_URLS: ' https://a.example/hook , http://b.example:8080/x?y=1,,https://a.example/hook',
+      WEBHOOK_SECRET: 's3cret',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      WEBHOOK_FIRST_RETRY_MS: '500',
+      WEBHOOK_GIVE_UP_S: '60',
+      STREAM_HEARTBEAT_MS: '1000',
+      STREAM_POLL_MS: '100',
     });
     assert.deepEqual(some.webhooks, { urls: ['https://a.example/hook', 'http://b.example:8080/x?y=1'], secret: 's3cret', timeoutMs: 2000, firstRetryMs: 500, giveUpMs: 60_000 });
     assert.deepEqual(some.stream, { heartbeatMs: 1000, pollMs: 100 });
@@ -372,12 +403,15 @@ describe('webhook configuration', () => {
 
   it('refuses bad values, naming the variable and never echoing a secret', () => {
     const refuses = (env: Record<string, string>, variable: string) => {
-      assert.throws(() => configFrom(env), (error: unknown) => {
-        assert.ok(error instanceof ConfigError, String(error));
-        assert.equal(error.variable, variable);
-        assert.ok(!error.message.includes('hunter2'), error.message);
-        return true;
-      });
+      assert.throws(
+        () => configFrom(env),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError, String(error));
+          assert.equal(error.variable, variable);
+          assert.ok(!error.message.includes('hunter2'), error.message);
+          return true;
+        },
+      );
     };
     refuses({ WEBHOOK_URLS: 'https://a.example/hook' }, 'WEBHOOK_SECRET');
     refuses({ WEBHOOK_URLS: 'https://a.example/hook', WEBHOOK_SECRET: '   ' }, 'WEBHOOK_SECRET');

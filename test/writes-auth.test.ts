@@ -149,12 +149,16 @@ describe('authentication', () => {
       const options = await call(server.base, '/api/space/openings/', { method: 'OPTIONS', secret: door, scheme, from });
       assert.equal(options.status, 200, `${scheme}: ${options.body}`);
       // Only an authenticated door sees the fields it may write.
-      assert.deepEqual(options.json().actions, {
-        POST: {
-          time: { type: 'datetime', required: false, read_only: true, label: 'Time' },
-          is_open: { type: 'boolean', required: true, read_only: false, label: 'Is open' },
+      assert.deepEqual(
+        options.json().actions,
+        {
+          POST: {
+            time: { type: 'datetime', required: false, read_only: true, label: 'Time' },
+            is_open: { type: 'boolean', required: true, read_only: false, label: 'Is open' },
+          },
         },
-      }, scheme);
+        scheme,
+      );
       assert.equal((await call(server.base, '/api/users/1/', { secret: door, scheme, from })).status, 200, scheme);
       const latest = (await openings(server.base)).results[0];
       const posted = await call(server.base, '/api/space/openings/', { json: { is_open: !latest.is_open }, secret: door, scheme, from });
@@ -186,8 +190,15 @@ describe('authentication', () => {
 
   it('an unknown token is 401 "Invalid token." on GET, HEAD, OPTIONS and writes', async () => {
     const cases: [string, string][] = [
-      ['GET', '/api/'], ['GET', '/api/users/'], ['GET', '/api/users/1/'], ['HEAD', '/api/users/'], ['OPTIONS', '/api/users/'],
-      ['POST', '/api/space/openings/'], ['PUT', '/api/space/openings/1/'], ['PATCH', '/api/users/1/'], ['DELETE', '/api/events/1/'],
+      ['GET', '/api/'],
+      ['GET', '/api/users/'],
+      ['GET', '/api/users/1/'],
+      ['HEAD', '/api/users/'],
+      ['OPTIONS', '/api/users/'],
+      ['POST', '/api/space/openings/'],
+      ['PUT', '/api/space/openings/1/'],
+      ['PATCH', '/api/users/1/'],
+      ['DELETE', '/api/events/1/'],
     ];
     for (const [method, path] of cases) {
       for (const secret of ['hs_unknown', 'nothing-like-a-token']) {
@@ -224,7 +235,7 @@ describe('authentication', () => {
     assert.equal((await call(server.base, '/api/users/1/')).status, 200, 'the user was not deleted');
   });
 
-  it('malformed Token/Bearer headers get DRF\'s messages, on reads and writes', async () => {
+  it("malformed Token/Bearer headers get DRF's messages, on reads and writes", async () => {
     const cases: [string, unknown][] = [
       ['Token', NO_CREDENTIALS_IN_HEADER],
       ['Token   ', NO_CREDENTIALS_IN_HEADER],
@@ -240,7 +251,11 @@ describe('authentication', () => {
     }
     // A valid secret followed by anything is still a header with spaces.
     const { door } = await tokensFor(server);
-    assertUnauthorized(await call(server.base, '/api/space/openings/', { authorization: `Token ${door} extra`, from: newClient(), json: { is_open: true } }), SPACES_IN_HEADER, 'secret plus extra');
+    assertUnauthorized(
+      await call(server.base, '/api/space/openings/', { authorization: `Token ${door} extra`, from: newClient(), json: { is_open: true } }),
+      SPACES_IN_HEADER,
+      'secret plus extra',
+    );
   });
 
   it('other schemes (Basic, Digest) and an empty header are anonymous: reads work, writes are "not provided"', async () => {
@@ -301,9 +316,15 @@ describe('scopes on every write route', () => {
     const { door } = await tokensFor(server);
     const from = newClient();
     const cases: [string, string][] = [
-      ['POST', '/api/users/'], ['POST', '/api/projects/'], ['POST', '/api/meetings/'], ['POST', '/api/events/'],
+      ['POST', '/api/users/'],
+      ['POST', '/api/projects/'],
+      ['POST', '/api/meetings/'],
+      ['POST', '/api/events/'],
       // Methods the route lacks: the permission is checked first, as DRF does.
-      ['PUT', '/api/space/openings/'], ['DELETE', '/api/space/openings/'], ['POST', '/api/space/openings/1/'], ['POST', '/api/'],
+      ['PUT', '/api/space/openings/'],
+      ['DELETE', '/api/space/openings/'],
+      ['POST', '/api/space/openings/1/'],
+      ['POST', '/api/'],
     ];
     for (const c of COLLECTION_PATHS) for (const method of ['PUT', 'PATCH', 'DELETE']) cases.push([method, `/api/${c}/1/`]);
     // Also for a record that does not exist: the permission comes before the lookup.
@@ -330,7 +351,12 @@ describe('scopes on every write route', () => {
     const wanted = !history.results[0].is_open;
     for (const time of ['2010-01-01T00:00:00Z', new Date().toISOString()]) {
       assertJson(await call(server.base, '/api/space/openings/', { json: { time, is_open: wanted }, secret: door, from }), 403, FORBIDDEN, `door with time ${time}`);
-      assertJson(await call(server.base, '/api/space/openings/', { form: `is_open=${wanted}&time=${encodeURIComponent(time)}`, secret: door, from }), 403, FORBIDDEN, `door form with time ${time}`);
+      assertJson(
+        await call(server.base, '/api/space/openings/', { form: `is_open=${wanted}&time=${encodeURIComponent(time)}`, secret: door, from }),
+        403,
+        FORBIDDEN,
+        `door form with time ${time}`,
+      );
     }
     assert.equal((await openings(server.base)).count, history.count, 'nothing recorded');
     const res = await call(server.base, '/api/space/openings/', { json: { is_open: wanted }, secret: door, from });
@@ -351,7 +377,9 @@ describe('scopes on every write route', () => {
     };
 
     const u = idOf(await expectStatus(write('POST', '/api/users/', { username: 'scope admin user', email: 'scope.admin@example.org', has_key: false }), 201, 'POST user'));
-    const p = idOf(await expectStatus(write('POST', '/api/projects/', { title: 'Laser', maintainer: user(u), status: 'i', progress: 40, short_description: 'Fix it' }), 201, 'POST project'));
+    const p = idOf(
+      await expectStatus(write('POST', '/api/projects/', { title: 'Laser', maintainer: user(u), status: 'i', progress: 40, short_description: 'Fix it' }), 201, 'POST project'),
+    );
     const e = idOf(await expectStatus(write('POST', '/api/events/', { title: 'Workshop', status: 'r', organizer: user(u) }), 201, 'POST event'));
     const m = idOf(await expectStatus(write('POST', '/api/meetings/', { event: `${base}/api/events/${e}/`, members: [user(u)] }), 201, 'POST meeting'));
     const o = idOf(await expectStatus(write('POST', '/api/space/openings/', { time: '2010-01-01T00:00:00Z', is_open: false }), 201, 'POST backfilled opening'));
@@ -397,7 +425,14 @@ describe('scopes on every write route', () => {
         assert.equal(res.body, '');
         assert.equal(res.headers.allow, undefined);
       }
-      for (const [method, path] of [['POST', '/api/nope/'], ['POST', '/api/nope'], ['DELETE', '/api/users/1/extra/'], ['POST', '/space/nope'], ['POST', '/api/users.xml'], ['PATCH', '/api/users/1/?format=xml']]) {
+      for (const [method, path] of [
+        ['POST', '/api/nope/'],
+        ['POST', '/api/nope'],
+        ['DELETE', '/api/users/1/extra/'],
+        ['POST', '/space/nope'],
+        ['POST', '/api/users.xml'],
+        ['PATCH', '/api/users/1/?format=xml'],
+      ]) {
         const res = await call(server.base, path, { method, secret, from, json: { is_open: true } });
         assertJson(res, 404, NOT_FOUND, `${method} ${path} with ${secret}`);
         assert.equal(res.headers['www-authenticate'], undefined);
@@ -478,17 +513,29 @@ describe('throttling failed authentications', () => {
     }
     // Ten failures, of every kind (unknown secret, malformed header; reads and writes).
     const failures: Call[] = [
-      { secret: 'hs_bogus' }, { secret: 'hs_bogus', method: 'HEAD' }, { secret: 'hs_bogus', method: 'OPTIONS' },
-      { authorization: 'Token' }, { authorization: 'Token a b' }, { secret: 'x', scheme: 'Bearer' },
-      { secret: 'hs_bogus', json: { is_open: true } }, { secret: door + 'x', json: { is_open: true } },
-      { secret: 'hs_bogus', method: 'DELETE' }, { secret: 'hs_bogus' },
+      { secret: 'hs_bogus' },
+      { secret: 'hs_bogus', method: 'HEAD' },
+      { secret: 'hs_bogus', method: 'OPTIONS' },
+      { authorization: 'Token' },
+      { authorization: 'Token a b' },
+      { secret: 'x', scheme: 'Bearer' },
+      { secret: 'hs_bogus', json: { is_open: true } },
+      { secret: door + 'x', json: { is_open: true } },
+      { secret: 'hs_bogus', method: 'DELETE' },
+      { secret: 'hs_bogus' },
     ];
     for (const [i, failure] of failures.entries()) {
       const res = await call(server.base, '/api/space/openings/', failure);
       assert.equal(res.status, 401, `failure ${i + 1}: ${res.body}`);
     }
     // The 11th presenting bad credentials, on any method.
-    for (const attempt of [{ secret: 'hs_bogus' }, { secret: door + 'y', json: { is_open: true } }, { secret: 'x', scheme: 'Bearer', method: 'OPTIONS' }, { authorization: 'Token' }, { authorization: 'Token a b' }] as Call[]) {
+    for (const attempt of [
+      { secret: 'hs_bogus' },
+      { secret: door + 'y', json: { is_open: true } },
+      { secret: 'x', scheme: 'Bearer', method: 'OPTIONS' },
+      { authorization: 'Token' },
+      { authorization: 'Token a b' },
+    ] as Call[]) {
       const res = await call(server.base, '/api/space/openings/', attempt);
       assert.equal(res.status, 429, `${JSON.stringify(attempt)}: ${res.body}`);
       const wait = Number(res.headers['retry-after']);
@@ -596,7 +643,10 @@ describe('the door', () => {
     assert.equal(reopened.status, 201, reopened.body);
     const history = await openings(server.base);
     assert.equal(history.count, 3);
-    assert.deepEqual(history.results.map((r) => r.is_open), [true, false, true]);
+    assert.deepEqual(
+      history.results.map((r) => r.is_open),
+      [true, false, true],
+    );
     assert.deepEqual(history.results.slice(1), [second, first]);
     assert.equal((await listAudit(server.database.db, 100)).length, 3, 'one audit entry per recorded change');
   });
@@ -615,8 +665,12 @@ describe('the door', () => {
     // The same state as at that time: nothing new, the record describing that moment.
     assertJson(await post(admin, { time: '2021-06-01T12:00:00+02:00', is_open: false }), 200, { time: '2020-01-01T00:00:00+00:00', is_open: false }, 'same state as in 2021');
     // A different one whose next record already sets it: refused, two opens in a row would follow.
-    assertJson(await post(admin, { time: '2021-06-01T12:00:00.5+02:00', is_open: true }), 400,
-      { time: ['The next recorded change after this time already sets this state: correct that record instead.'] }, 'open before an open');
+    assertJson(
+      await post(admin, { time: '2021-06-01T12:00:00.5+02:00', is_open: true }),
+      400,
+      { time: ['The next recorded change after this time already sets this state: correct that record instead.'] },
+      'open before an open',
+    );
     // Before any history: compared with nothing, so recorded.
     const earliest = await post(admin, { time: '2019-12-31T23:00:00', is_open: true });
     assert.equal(earliest.status, 201, earliest.body);
@@ -630,7 +684,12 @@ describe('the door', () => {
     const future = new Date(Date.now() + 3_600_000).toISOString();
     assertJson(await post(admin, { time: future, is_open: false }), 400, { time: ['This time is in the future.'] }, 'an hour ahead');
     assertJson(await post(admin, { time: '2200-01-01T00:00:00Z', is_open: false }), 400, { time: ['This time is in the future.'] }, 'far ahead');
-    assertJson(await post(admin, { time: '9999-01-01T00:00:00Z', is_open: false }), 400, { time: ['Datetime is out of the supported range (years up to 2255).'] }, 'beyond exact microseconds');
+    assertJson(
+      await post(admin, { time: '9999-01-01T00:00:00Z', is_open: false }),
+      400,
+      { time: ['Datetime is out of the supported range (years up to 2255).'] },
+      'beyond exact microseconds',
+    );
     assert.equal((await openings(server.base)).count, count, 'nothing recorded');
   });
 
@@ -638,10 +697,16 @@ describe('the door', () => {
     const server = await start();
     const { door, admin } = await tokensFor(server);
     const n = 40;
-    const answers = await Promise.all(Array.from({ length: n }, (_, i) =>
-      call(server.base, '/api/space/openings/', i % 3 === 0 ? { secret: admin, form: `is_open=${i % 2}` } : { secret: door, json: { is_open: i % 2 === 0 } })));
+    const answers = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        call(server.base, '/api/space/openings/', i % 3 === 0 ? { secret: admin, form: `is_open=${i % 2}` } : { secret: door, json: { is_open: i % 2 === 0 } }),
+      ),
+    );
     const statuses = answers.map((r) => r.status);
-    assert.ok(statuses.every((s) => s === 200 || s === 201), statuses.join(' '));
+    assert.ok(
+      statuses.every((s) => s === 200 || s === 201),
+      statuses.join(' '),
+    );
     const created = answers.filter((r) => r.status === 201);
     assert.ok(created.length >= 1);
     const history = await openings(server.base);
@@ -661,10 +726,7 @@ describe('the door', () => {
     before(async () => {
       fresh = await freshDatabase();
       const env = { DATABASE_URL: fresh.url, LOG_LEVEL: 'warn' };
-      services = await Promise.all([
-        startService(['serve'], { ...env, PORT: String(await freePort()) }),
-        startService(['serve'], { ...env, PORT: String(await freePort()) }),
-      ]);
+      services = await Promise.all([startService(['serve'], { ...env, PORT: String(await freePort()) }), startService(['serve'], { ...env, PORT: String(await freePort()) })]);
       await Promise.all(services.map((s) => waitUntilServing(s)));
     });
     after(async () => {
@@ -675,10 +737,14 @@ describe('the door', () => {
     it('60 simultaneous posts spread over both processes never record the same state twice in a row', async () => {
       const { door } = await tokensFor({ database: fresh.handle });
       const n = 60;
-      const answers = await Promise.all(Array.from({ length: n }, (_, i) =>
-        call(services[i % 2].base, '/api/space/openings/', { secret: door, json: { is_open: Math.floor(i / 2) % 2 === 0 } })));
+      const answers = await Promise.all(
+        Array.from({ length: n }, (_, i) => call(services[i % 2].base, '/api/space/openings/', { secret: door, json: { is_open: Math.floor(i / 2) % 2 === 0 } })),
+      );
       const statuses = answers.map((r) => r.status);
-      assert.ok(statuses.every((s) => s === 200 || s === 201), `${statuses.join(' ')}\n${services.map((s) => s.output()).join('\n')}`);
+      assert.ok(
+        statuses.every((s) => s === 200 || s === 201),
+        `${statuses.join(' ')}\n${services.map((s) => s.output()).join('\n')}`,
+      );
       const created = answers.filter((r) => r.status === 201).length;
       for (const service of services) {
         const history = await openings(service.base);
@@ -720,20 +786,29 @@ describe('legacy POST /space/change_status', () => {
     assert.equal(history.results[0].is_open, true);
     for (let i = 0; i < 2; i++) assertJson(await legacy(server.base, `open=0&secret=${s}`), 200, { open: 0 }, `open=0 #${i + 1}`);
     history = await openings(server.base);
-    assert.deepEqual(history.results.map((r) => r.is_open), [false, true]);
+    assert.deepEqual(
+      history.results.map((r) => r.is_open),
+      [false, true],
+    );
     // An admin secret works too, and the path with a slash.
     assertJson(await call(server.base, '/space/change_status/', { form: `secret=${encodeURIComponent(admin)}&open=1` }), 200, { open: 1 }, 'admin, trailing slash');
     history = await openings(server.base);
-    assert.deepEqual(history.results.map((r) => r.is_open), [true, false, true]);
+    assert.deepEqual(
+      history.results.map((r) => r.is_open),
+      [true, false, true],
+    );
     // The recorded opening is at the current time.
     assert.ok(Math.abs(Date.parse(history.results[0].time) - Date.now()) < 60_000);
     // Audited, once per change.
     const entries = await listAudit(server.database.db, 100);
-    assert.deepEqual(entries.map((e) => [e.tokenName, e.method, e.path, e.collection, e.status]), [
-      [adminToken.name, 'POST', '/space/change_status', 'space/openings', 200],
-      [doorToken.name, 'POST', '/space/change_status', 'space/openings', 200],
-      [doorToken.name, 'POST', '/space/change_status', 'space/openings', 200],
-    ]);
+    assert.deepEqual(
+      entries.map((e) => [e.tokenName, e.method, e.path, e.collection, e.status]),
+      [
+        [adminToken.name, 'POST', '/space/change_status', 'space/openings', 200],
+        [doorToken.name, 'POST', '/space/change_status', 'space/openings', 200],
+        [doorToken.name, 'POST', '/space/change_status', 'space/openings', 200],
+      ],
+    );
   });
 
   it('multipart bodies work too, as Django filled request.POST from them (curl -F)', async () => {
@@ -750,9 +825,17 @@ describe('legacy POST /space/change_status', () => {
       return call(server.base, '/space/change_status', { body, headers: { 'content-type': res.headers.get('content-type')! } });
     };
     assertJson(await send({ secret: door, open: '1' }), 200, { open: 1 }, 'multipart');
-    assert.deepEqual((await openings(server.base)).results.map((r) => r.is_open), [true]);
+    assert.deepEqual(
+      (await openings(server.base)).results.map((r) => r.is_open),
+      [true],
+    );
     assertJson(await send({ secret: door, open: 'x' }), 400, { error: 'Did not understand open: expected 0 or 1' }, 'bad open');
-    assertJson(await call(server.base, '/space/change_status', { body: 'garbage', headers: { 'content-type': 'multipart/form-data; boundary=zz' } }), 400, { error: 'Malformed multipart body' }, 'malformed');
+    assertJson(
+      await call(server.base, '/space/change_status', { body: 'garbage', headers: { 'content-type': 'multipart/form-data; boundary=zz' } }),
+      400,
+      { error: 'Malformed multipart body' },
+      'malformed',
+    );
     // The API's own routes parse JSON and forms only, as the contract lists.
     const res = multipart({ is_open: 'false' });
     const type = res.headers.get('content-type')!;
@@ -791,7 +874,13 @@ describe('legacy POST /space/change_status', () => {
     const { door, doorToken } = await tokensFor(server);
     await revokeToken(server.database.db, doorToken.name, nowUs());
     const unknown = 'hs_' + 'A'.repeat(43);
-    for (const [secret, open] of [[unknown, '1'], [door, '1'], [unknown, '7'], [door, ''], ['', '1']]) {
+    for (const [secret, open] of [
+      [unknown, '1'],
+      [door, '1'],
+      [unknown, '7'],
+      [door, ''],
+      ['', '1'],
+    ]) {
       const res = await legacy(server.base, `secret=${encodeURIComponent(secret)}&open=${open}`);
       assertJson(res, 403, { error: 'Bad secret: it is not in the allowed list' }, `secret ${secret.slice(0, 6)}… open=${open}`);
       if (secret) assertNoSecret(res, [secret], 'bad secret');
@@ -854,22 +943,41 @@ describe('audit log', () => {
     const legacyOk = await call(base, '/space/change_status', { form: `secret=${encodeURIComponent(door)}&open=${latest.is_open ? 1 : 0}` });
     assertJson(legacyOk, 200, { open: latest.is_open ? 1 : 0 }, 'legacy');
     const legacyId = (await server.database.db.selectFrom('openings').select('id').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow()).id;
-    assertJson(await call(base, '/space/change_status', { form: `secret=${encodeURIComponent(door)}&open=${latest.is_open ? 1 : 0}` }), 200, { open: latest.is_open ? 1 : 0 }, 'legacy, same state');
-    assertJson(await call(base, '/space/change_status', { form: `secret=${encodeURIComponent(door)}&open=5` }), 400, { error: 'Did not understand open: expected 0 or 1' }, 'legacy, bad open');
+    assertJson(
+      await call(base, '/space/change_status', { form: `secret=${encodeURIComponent(door)}&open=${latest.is_open ? 1 : 0}` }),
+      200,
+      { open: latest.is_open ? 1 : 0 },
+      'legacy, same state',
+    );
+    assertJson(
+      await call(base, '/space/change_status', { form: `secret=${encodeURIComponent(door)}&open=5` }),
+      400,
+      { error: 'Did not understand open: expected 0 or 1' },
+      'legacy, bad open',
+    );
     const t1 = nowUs();
 
     const entries = await listAudit(server.database.db, 100);
-    assert.deepEqual(entries.map(({ id: _id, timeUs: _t, ...rest }) => rest), [
-      { tokenId: doorToken.id, tokenName: doorToken.name, method: 'POST', path: '/space/change_status', collection: 'space/openings', recordId: legacyId, status: 200 },
-      { tokenId: doorToken.id, tokenName: doorToken.name, method: 'POST', path: '/api/space/openings/', collection: 'space/openings', recordId: o, status: 201 },
-      { tokenId: adminToken.id, tokenName: adminToken.name, method: 'DELETE', path: `/api/users/${u}/`, collection: 'users', recordId: u, status: 204 },
-      { tokenId: adminToken.id, tokenName: adminToken.name, method: 'PUT', path: `/api/users/0${u}/`, collection: 'users', recordId: u, status: 200 },
-      { tokenId: adminToken.id, tokenName: adminToken.name, method: 'PATCH', path: `/api/users/${u}/`, collection: 'users', recordId: u, status: 200 },
-      { tokenId: adminToken.id, tokenName: adminToken.name, method: 'POST', path: '/api/users/', collection: 'users', recordId: u, status: 201 },
-    ]);
+    assert.deepEqual(
+      entries.map(({ id: _id, timeUs: _t, ...rest }) => rest),
+      [
+        { tokenId: doorToken.id, tokenName: doorToken.name, method: 'POST', path: '/space/change_status', collection: 'space/openings', recordId: legacyId, status: 200 },
+        { tokenId: doorToken.id, tokenName: doorToken.name, method: 'POST', path: '/api/space/openings/', collection: 'space/openings', recordId: o, status: 201 },
+        { tokenId: adminToken.id, tokenName: adminToken.name, method: 'DELETE', path: `/api/users/${u}/`, collection: 'users', recordId: u, status: 204 },
+        { tokenId: adminToken.id, tokenName: adminToken.name, method: 'PUT', path: `/api/users/0${u}/`, collection: 'users', recordId: u, status: 200 },
+        { tokenId: adminToken.id, tokenName: adminToken.name, method: 'PATCH', path: `/api/users/${u}/`, collection: 'users', recordId: u, status: 200 },
+        { tokenId: adminToken.id, tokenName: adminToken.name, method: 'POST', path: '/api/users/', collection: 'users', recordId: u, status: 201 },
+      ],
+    );
     for (const e of entries) assert.ok(e.timeUs >= t0 && e.timeUs <= t1, `entry ${e.id} time`);
-    assert.ok(entries.every((e, i) => i === 0 || e.id < entries[i - 1].id), 'newest first');
-    assert.deepEqual((await listAudit(server.database.db, 2)).map((e) => e.id), entries.slice(0, 2).map((e) => e.id));
+    assert.ok(
+      entries.every((e, i) => i === 0 || e.id < entries[i - 1].id),
+      'newest first',
+    );
+    assert.deepEqual(
+      (await listAudit(server.database.db, 2)).map((e) => e.id),
+      entries.slice(0, 2).map((e) => e.id),
+    );
 
     const table = JSON.stringify(await server.database.db.selectFrom('audit_log').selectAll().execute());
     for (const secret of [admin, door]) assert.ok(!table.includes(secret) && !table.includes(secret.slice(3)), 'no secret in the audit table');
@@ -883,7 +991,10 @@ describe('audit log', () => {
     const created = await call(server.base, '/api/users/', { json: { username: 'cli audited', email }, secret: admin });
     assert.equal(created.status, 201, created.body);
     const u = idOf(created);
-    assert.equal((await call(server.base, `/api/users/${u}/?x=${encodeURIComponent(email)}`, { method: 'PATCH', json: { email: 'cli.other@example.org' }, secret: admin })).status, 200);
+    assert.equal(
+      (await call(server.base, `/api/users/${u}/?x=${encodeURIComponent(email)}`, { method: 'PATCH', json: { email: 'cli.other@example.org' }, secret: admin })).status,
+      200,
+    );
     const latest = (await openings(server.base)).results[0];
     assert.equal((await call(server.base, '/api/space/openings/', { json: { is_open: !latest.is_open }, secret: door })).status, 201);
     assert.equal((await call(server.base, '/api/users/', { json: { username: 'nope' }, secret: door })).status, 403);
@@ -894,18 +1005,31 @@ describe('audit log', () => {
 
     const json = cli(server.url, '--json');
     assert.equal(json.status, 0, json.stderr);
-    assert.deepEqual(json.stdout.trimEnd().split('\n').map((line) => JSON.parse(line)), entries.map((e) => ({
-      id: e.id, time: utcText(e.timeUs), token: e.tokenName, method: e.method, path: e.path, record: e.recordId, status: e.status,
-    })));
+    assert.deepEqual(
+      json.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+      entries.map((e) => ({
+        id: e.id,
+        time: utcText(e.timeUs),
+        token: e.tokenName,
+        method: e.method,
+        path: e.path,
+        record: e.recordId,
+        status: e.status,
+      })),
+    );
     assert.match(json.stdout.split('\n')[0], /^\{"id":\d+,"time":"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z","token":/);
 
     const text = cli(server.url);
     assert.equal(text.status, 0, text.stderr);
     const lines = text.stdout.trimEnd().split('\n');
     assert.deepEqual(lines[0].split(/\s{2,}/), ['ID', 'TIME', 'TOKEN', 'METHOD', 'PATH', 'RECORD', 'STATUS']);
-    assert.deepEqual(lines.slice(1).map((line) => line.split(/\s{2,}/)), entries.map((e) => [
-      String(e.id), utcText(e.timeUs), e.tokenName, e.method, e.path, String(e.recordId), String(e.status),
-    ]));
+    assert.deepEqual(
+      lines.slice(1).map((line) => line.split(/\s{2,}/)),
+      entries.map((e) => [String(e.id), utcText(e.timeUs), e.tokenName, e.method, e.path, String(e.recordId), String(e.status)]),
+    );
     assert.equal(lines[1].split(/\s{2,}/)[2], doorToken.name);
 
     const limited = cli(server.url, '--limit', '1', '--json');
@@ -944,7 +1068,12 @@ describe('CORS', () => {
   });
 
   it('a preflight for a write is answered without allowing it', async () => {
-    for (const [path, method] of [['/api/space/openings/', 'POST'], ['/api/users/1/', 'DELETE'], ['/api/users/1/', 'PUT'], ['/api/users/', 'GET']]) {
+    for (const [path, method] of [
+      ['/api/space/openings/', 'POST'],
+      ['/api/users/1/', 'DELETE'],
+      ['/api/users/1/', 'PUT'],
+      ['/api/users/', 'GET'],
+    ]) {
       const res = await call(server.base, path, {
         method: 'OPTIONS',
         headers: { ...origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type' },

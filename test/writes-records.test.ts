@@ -81,7 +81,9 @@ function assertBody(res: HttpResponse, status: number, body: unknown, what = '')
 
 /** Compact JSON as the API writes it (DRF's renderer escapes U+2028 and U+2029). */
 function wire(body: unknown): string {
-  return JSON.stringify(body).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(body)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 async function get(ctx: Ctx, path: string): Promise<HttpResponse> {
@@ -175,20 +177,34 @@ describe('users: create, replace, update, delete', () => {
     await assertLocationServes(ctx, res);
     assert.equal(await count(ctx, 'users'), initial + 1, 'count right after the write');
     const listed = await listAll(ctx, 'users');
-    assert.deepEqual(listed.filter((u) => u.username === 'newbie'), [expected]);
+    assert.deepEqual(
+      listed.filter((u) => u.username === 'newbie'),
+      [expected],
+    );
     // The address is only hashed: it appears in no response.
     for (const body of [res.body, (await get(ctx, `/api/users/${id}/`)).body, (await get(ctx, '/api/users/?page_size=1000')).body]) {
       assert.ok(!body.toLowerCase().includes('new.bie@example.org'), 'e-mail address in a response');
     }
   });
 
-  it('POST with a form body: has_key from DRF words, no e-mail gives the empty address\'s avatar', async () => {
-    const res = await send(ctx, 'POST', '/api/users/', { form: [['username', 'form_user'], ['has_key', 'on']] });
+  it("POST with a form body: has_key from DRF words, no e-mail gives the empty address's avatar", async () => {
+    const res = await send(ctx, 'POST', '/api/users/', {
+      form: [
+        ['username', 'form_user'],
+        ['has_key', 'on'],
+      ],
+    });
     assertBody(res, 201, { username: 'form_user', avatar: expectedAvatar(''), has_key: true });
     createdId(ctx, res, 'users');
     await assertLocationServes(ctx, res);
 
-    const off = await send(ctx, 'POST', '/api/users/', { form: [['username', 'form_user_2'], ['has_key', 'False'], ['email', 'Form@Example.org']] });
+    const off = await send(ctx, 'POST', '/api/users/', {
+      form: [
+        ['username', 'form_user_2'],
+        ['has_key', 'False'],
+        ['email', 'Form@Example.org'],
+      ],
+    });
     assertBody(off, 201, { username: 'form_user_2', avatar: expectedAvatar('Form@Example.org'), has_key: false });
     assert.ok(!off.body.toLowerCase().includes('form@example.org'));
   });
@@ -256,7 +272,7 @@ describe('users: create, replace, update, delete', () => {
     assertBody(renamed, 200, { ...emile.json(), username: 'Émile' });
   });
 
-  it('field validation: DRF\'s messages, every field\'s at once, nothing written', async () => {
+  it("field validation: DRF's messages, every field's at once, nothing written", async () => {
     const initial = await count(ctx, 'users');
     const post = (json: unknown) => send(ctx, 'POST', '/api/users/', { json });
     assertBody(await post({}), 400, { username: [REQUIRED] });
@@ -294,17 +310,28 @@ describe('projects: create, replace, update, delete, validation', () => {
     const initial = await count(ctx, 'projects');
     const res = await send(ctx, 'POST', '/api/projects/', {
       json: {
-        title: 'Nouveau 🐜', maintainer: userUrl(ctx, 22), participants: [userUrl(ctx, 22), userUrl(ctx, 6), userUrl(ctx, 2)],
-        status: 'i', progress: 42, short_description: 'court', content: 'long\r\ntext',
+        title: 'Nouveau 🐜',
+        maintainer: userUrl(ctx, 22),
+        participants: [userUrl(ctx, 22), userUrl(ctx, 6), userUrl(ctx, 2)],
+        status: 'i',
+        progress: 42,
+        short_description: 'court',
+        content: 'long\r\ntext',
       },
     });
     const id = createdId(ctx, res, 'projects');
     const expected = {
-      id, title: 'Nouveau 🐜', maintainer: userUrl(ctx, 22), participants: [userUrl(ctx, 2), userUrl(ctx, 6), userUrl(ctx, 22)],
-      status: 'i', progress: 42, short_description: 'court', content: 'long\r\ntext',
+      id,
+      title: 'Nouveau 🐜',
+      maintainer: userUrl(ctx, 22),
+      participants: [userUrl(ctx, 2), userUrl(ctx, 6), userUrl(ctx, 22)],
+      status: 'i',
+      progress: 42,
+      short_description: 'court',
+      content: 'long\r\ntext',
     };
     assertBody(res, 201, expected);
-    assert.ok(id > 15, 'a new id after the sample\'s projects');
+    assert.ok(id > 15, "a new id after the sample's projects");
     await assertLocationServes(ctx, res);
     assert.equal(await count(ctx, 'projects'), initial + 1, 'count right after the write');
     assert.deepEqual((await listAll(ctx, 'projects')).at(-1), expected);
@@ -313,14 +340,26 @@ describe('projects: create, replace, update, delete, validation', () => {
   it('POST with a form body: repeated participants, numbers as text; optional fields default', async () => {
     const res = await send(ctx, 'POST', '/api/projects/', {
       form: [
-        ['title', 'Form project'], ['maintainer', userUrl(ctx, 6)], ['participants', userUrl(ctx, 6)], ['participants', userUrl(ctx, 24)],
-        ['participants', userUrl(ctx, 2)], ['status', 'f'], ['progress', '100'], ['short_description', 'from a form'],
+        ['title', 'Form project'],
+        ['maintainer', userUrl(ctx, 6)],
+        ['participants', userUrl(ctx, 6)],
+        ['participants', userUrl(ctx, 24)],
+        ['participants', userUrl(ctx, 2)],
+        ['status', 'f'],
+        ['progress', '100'],
+        ['short_description', 'from a form'],
       ],
     });
     const id = createdId(ctx, res, 'projects');
     assertBody(res, 201, {
-      id, title: 'Form project', maintainer: userUrl(ctx, 6), participants: [userUrl(ctx, 2), userUrl(ctx, 24), userUrl(ctx, 6)],
-      status: 'f', progress: 100, short_description: 'from a form', content: '',
+      id,
+      title: 'Form project',
+      maintainer: userUrl(ctx, 6),
+      participants: [userUrl(ctx, 2), userUrl(ctx, 24), userUrl(ctx, 6)],
+      status: 'f',
+      progress: 100,
+      short_description: 'from a form',
+      content: '',
     });
     await assertLocationServes(ctx, res);
 
@@ -339,7 +378,11 @@ describe('projects: create, replace, update, delete, validation', () => {
     const { title: _title, ...withoutTitle } = valid(ctx);
     assertBody(await send(ctx, 'PUT', path, { json: withoutTitle }), 400, { title: [REQUIRED] });
     assertBody(await send(ctx, 'PUT', path, { json: {} }), 400, {
-      title: [REQUIRED], maintainer: [REQUIRED], status: [REQUIRED], progress: [REQUIRED], short_description: [REQUIRED],
+      title: [REQUIRED],
+      maintainer: [REQUIRED],
+      status: [REQUIRED],
+      progress: [REQUIRED],
+      short_description: [REQUIRED],
     });
     assertBody(await get(ctx, path), 200, created.json(), 'unchanged after refused PUTs');
 
@@ -347,8 +390,14 @@ describe('projects: create, replace, update, delete, validation', () => {
       json: { title: 'Replaced', maintainer: userUrl(ctx, 22), status: 'a', progress: 0, short_description: 'new' },
     });
     const afterPut = {
-      id, title: 'Replaced', maintainer: userUrl(ctx, 22), participants: [userUrl(ctx, 2)], status: 'a', progress: 0,
-      short_description: 'new', content: 'keep me',
+      id,
+      title: 'Replaced',
+      maintainer: userUrl(ctx, 22),
+      participants: [userUrl(ctx, 2)],
+      status: 'a',
+      progress: 0,
+      short_description: 'new',
+      content: 'keep me',
     };
     assertBody(replaced, 200, afterPut);
     assertBody(await get(ctx, path), 200, afterPut);
@@ -359,10 +408,20 @@ describe('projects: create, replace, update, delete, validation', () => {
     assertBody(members, 200, { ...afterPut, progress: 100, participants: [userUrl(ctx, 24), userUrl(ctx, 6)] });
     const emptied = await send(ctx, 'PATCH', path, { json: { participants: [], content: '' } });
     assertBody(emptied, 200, { ...afterPut, progress: 100, participants: [], content: '' });
-    const formPatch = await send(ctx, 'PATCH', path, { form: [['participants', userUrl(ctx, 22)], ['participants', userUrl(ctx, 2)], ['status', 'd']] });
+    const formPatch = await send(ctx, 'PATCH', path, {
+      form: [
+        ['participants', userUrl(ctx, 22)],
+        ['participants', userUrl(ctx, 2)],
+        ['status', 'd'],
+      ],
+    });
     assertBody(formPatch, 200, { ...afterPut, progress: 100, participants: [userUrl(ctx, 2), userUrl(ctx, 22)], content: '', status: 'd' });
     assertBody(await get(ctx, path), 200, formPatch.json());
-    assert.deepEqual((await listAll(ctx, 'projects')).find((p) => p.id === id), formPatch.json(), 'the list shows the update at once');
+    assert.deepEqual(
+      (await listAll(ctx, 'projects')).find((p) => p.id === id),
+      formPatch.json(),
+      'the list shows the update at once',
+    );
   });
 
   it('DELETE: 204, then 404, the list shrinks; the participants are untouched', async () => {
@@ -376,7 +435,7 @@ describe('projects: create, replace, update, delete, validation', () => {
     await assertUnknownIds(ctx, 'projects', valid(ctx));
   });
 
-  it('every field\'s validation error, with DRF\'s messages; nothing written', async () => {
+  it("every field's validation error, with DRF's messages; nothing written", async () => {
     const initial = await count(ctx, 'projects');
     const base = ctx.base;
     const cases: [Record<string, unknown>, Record<string, string[]>][] = [
@@ -429,7 +488,12 @@ describe('projects: create, replace, update, delete, validation', () => {
       [{ content: [] }, { content: ['Not a valid string.'] }],
       [
         { title: ['x'], progress: 'abc', status: 'z', maintainer: 7 },
-        { title: ['Not a valid string.'], maintainer: ['Incorrect type. Expected URL string, received int.'], status: ['"z" is not a valid choice.'], progress: ['A valid integer is required.'] },
+        {
+          title: ['Not a valid string.'],
+          maintainer: ['Incorrect type. Expected URL string, received int.'],
+          status: ['"z" is not a valid choice.'],
+          progress: ['A valid integer is required.'],
+        },
       ],
       [
         { maintainer: `${base}/api/users/9998/`, participants: [`${base}/api/users/9999/`] },
@@ -442,10 +506,17 @@ describe('projects: create, replace, update, delete, validation', () => {
       assertBody(await send(ctx, 'PATCH', '/api/projects/1/', { json: change }), 400, errors, `PATCH ${what}`);
     }
     assertBody(await send(ctx, 'POST', '/api/projects/', { json: {} }), 400, {
-      title: [REQUIRED], maintainer: [REQUIRED], status: [REQUIRED], progress: [REQUIRED], short_description: [REQUIRED],
+      title: [REQUIRED],
+      maintainer: [REQUIRED],
+      status: [REQUIRED],
+      progress: [REQUIRED],
+      short_description: [REQUIRED],
     });
     assertBody(await send(ctx, 'POST', '/api/projects/', { form: [['title', 'Only a title']] }), 400, {
-      maintainer: [REQUIRED], status: [REQUIRED], progress: [REQUIRED], short_description: [REQUIRED],
+      maintainer: [REQUIRED],
+      status: [REQUIRED],
+      progress: [REQUIRED],
+      short_description: [REQUIRED],
     });
     assert.equal(await count(ctx, 'projects'), initial, 'nothing created');
     const project1 = await get(ctx, '/api/projects/1/');
@@ -463,7 +534,13 @@ describe('projects: create, replace, update, delete, validation', () => {
   });
 
   it('integers as DRF reads them: numeric text, "42.0", 42.0', async () => {
-    for (const [progress, stored] of [['42', 42], [' 7 ', 7], ['42.0', 42], [42.0, 42], ['0', 0]] as const) {
+    for (const [progress, stored] of [
+      ['42', 42],
+      [' 7 ', 7],
+      ['42.0', 42],
+      [42.0, 42],
+      ['0', 0],
+    ] as const) {
       const res = await send(ctx, 'PATCH', '/api/projects/2/', { json: { progress } });
       assert.equal(res.status, 200, `${JSON.stringify(progress)}: ${res.body}`);
       assert.equal(res.json().progress, stored);
@@ -489,7 +566,12 @@ describe('meetings: create, replace, update, delete, validation', () => {
     });
     const id = createdId(ctx, res, 'meetings');
     const expected = {
-      id, event: eventUrl(ctx, 2), OJ: '* point 1\r\n* point 2', PV: 'minutes', members: [userUrl(ctx, 2), userUrl(ctx, 22)], pad: 'https://pad.example.org/p/new',
+      id,
+      event: eventUrl(ctx, 2),
+      OJ: '* point 1\r\n* point 2',
+      PV: 'minutes',
+      members: [userUrl(ctx, 2), userUrl(ctx, 22)],
+      pad: 'https://pad.example.org/p/new',
     };
     assertBody(res, 201, expected);
     await assertLocationServes(ctx, res);
@@ -500,7 +582,12 @@ describe('meetings: create, replace, update, delete, validation', () => {
 
   it('POST with a form body: repeated members; optional fields default', async () => {
     const res = await send(ctx, 'POST', '/api/meetings/', {
-      form: [['event', eventUrl(ctx, 3)], ['members', userUrl(ctx, 6)], ['members', userUrl(ctx, 24)], ['OJ', 'ordre du jour']],
+      form: [
+        ['event', eventUrl(ctx, 3)],
+        ['members', userUrl(ctx, 6)],
+        ['members', userUrl(ctx, 24)],
+        ['OJ', 'ordre du jour'],
+      ],
     });
     const id = createdId(ctx, res, 'meetings');
     assertBody(res, 201, { id, event: eventUrl(ctx, 3), OJ: 'ordre du jour', PV: '', members: [userUrl(ctx, 24), userUrl(ctx, 6)], pad: '' });
@@ -556,7 +643,7 @@ describe('meetings: create, replace, update, delete, validation', () => {
     await assertUnknownIds(ctx, 'meetings', { event: eventUrl(ctx, 15) });
   });
 
-  it('validation errors with DRF\'s messages; nothing written', async () => {
+  it("validation errors with DRF's messages; nothing written", async () => {
     const initial = await count(ctx, 'meetings');
     const base = ctx.base;
     const cases: [Record<string, unknown>, Record<string, string[]>][] = [
@@ -608,19 +695,35 @@ describe('events: create, replace, update, delete, date-times (TIME_ZONE=Europe/
     const initial = await count(ctx, 'events');
     const res = await send(ctx, 'POST', '/api/events/', {
       json: {
-        title: 'Soirée 🍻', place: 'UrLab', start: '2024-07-01T18:00:00Z', stop: '2024-07-01T22:30:00.5+02:00', status: 'r',
-        description: 'line 1\r\nline 2', organizer: userUrl(ctx, 6),
+        title: 'Soirée 🍻',
+        place: 'UrLab',
+        start: '2024-07-01T18:00:00Z',
+        stop: '2024-07-01T22:30:00.5+02:00',
+        status: 'r',
+        description: 'line 1\r\nline 2',
+        organizer: userUrl(ctx, 6),
       },
     });
     const id = createdId(ctx, res, 'events');
     const expected = {
-      id, place: 'UrLab', start: '2024-07-01T20:00:00+02:00', stop: '2024-07-01T22:30:00.500000+02:00', title: 'Soirée 🍻', status: 'r',
-      description: 'line 1\r\nline 2', organizer: userUrl(ctx, 6), meeting: null, picture: null,
+      id,
+      place: 'UrLab',
+      start: '2024-07-01T20:00:00+02:00',
+      stop: '2024-07-01T22:30:00.500000+02:00',
+      title: 'Soirée 🍻',
+      status: 'r',
+      description: 'line 1\r\nline 2',
+      organizer: userUrl(ctx, 6),
+      meeting: null,
+      picture: null,
     };
     assertBody(res, 201, expected);
     await assertLocationServes(ctx, res);
     assert.equal(await count(ctx, 'events'), initial + 1, 'count right after the write');
-    assert.deepEqual((await listAll(ctx, 'events')).find((e) => e.id === id), expected);
+    assert.deepEqual(
+      (await listAll(ctx, 'events')).find((e) => e.id === id),
+      expected,
+    );
   });
 
   it('times without an offset are read in TIME_ZONE (DST-aware); a null or absent organizer and times are allowed', async () => {
@@ -629,8 +732,16 @@ describe('events: create, replace, update, delete, date-times (TIME_ZONE=Europe/
     });
     const id = createdId(ctx, res, 'events');
     assertBody(res, 201, {
-      id, place: '', start: '2024-01-15T10:00:00+01:00', stop: '2024-07-01T10:00:00+02:00', title: 'Naive', status: 'i',
-      description: '', organizer: null, meeting: null, picture: null,
+      id,
+      place: '',
+      start: '2024-01-15T10:00:00+01:00',
+      stop: '2024-07-01T10:00:00+02:00',
+      title: 'Naive',
+      status: 'i',
+      description: '',
+      organizer: null,
+      meeting: null,
+      picture: null,
     });
 
     // DRF's related fields read an empty string as null, in JSON too.
@@ -646,21 +757,42 @@ describe('events: create, replace, update, delete, date-times (TIME_ZONE=Europe/
 
   it('POST with a form body: empty values are null for nullable fields', async () => {
     const res = await send(ctx, 'POST', '/api/events/', {
-      form: [['title', 'Form event'], ['status', 'i'], ['organizer', ''], ['start', ''], ['stop', '2024-03-31T03:30'], ['place', 'Ici']],
+      form: [
+        ['title', 'Form event'],
+        ['status', 'i'],
+        ['organizer', ''],
+        ['start', ''],
+        ['stop', '2024-03-31T03:30'],
+        ['place', 'Ici'],
+      ],
     });
     const id = createdId(ctx, res, 'events');
     assertBody(res, 201, {
-      id, place: 'Ici', start: null, stop: '2024-03-31T03:30:00+02:00', title: 'Form event', status: 'i',
-      description: '', organizer: null, meeting: null, picture: null,
+      id,
+      place: 'Ici',
+      start: null,
+      stop: '2024-03-31T03:30:00+02:00',
+      title: 'Form event',
+      status: 'i',
+      description: '',
+      organizer: null,
+      meeting: null,
+      picture: null,
     });
     await assertLocationServes(ctx, res);
 
-    const organized = await send(ctx, 'POST', '/api/events/', { form: [['title', 'Organized'], ['status', 'r'], ['organizer', userUrl(ctx, 24)]] });
+    const organized = await send(ctx, 'POST', '/api/events/', {
+      form: [
+        ['title', 'Organized'],
+        ['status', 'r'],
+        ['organizer', userUrl(ctx, 24)],
+      ],
+    });
     createdId(ctx, organized, 'events');
     assert.equal(organized.json().organizer, userUrl(ctx, 24));
   });
 
-  it('date-time errors, and the other fields\' DRF messages; nothing written', async () => {
+  it("date-time errors, and the other fields' DRF messages; nothing written", async () => {
     const initial = await count(ctx, 'events');
     const valid = { title: 'x', status: 'r' };
     const cases: [Record<string, unknown>, Record<string, string[]>][] = [
@@ -701,14 +833,27 @@ describe('events: create, replace, update, delete, date-times (TIME_ZONE=Europe/
 
     const replaced = await send(ctx, 'PUT', path, { json: { title: 'After', status: 'r', stop: '2024-05-01T23:00:00+02:00' } });
     const afterPut = {
-      id, place: 'P', start: '2024-05-01T19:00:00+02:00', stop: '2024-05-01T23:00:00+02:00', title: 'After', status: 'r',
-      description: 'd', organizer: userUrl(ctx, 2), meeting: null, picture: null,
+      id,
+      place: 'P',
+      start: '2024-05-01T19:00:00+02:00',
+      stop: '2024-05-01T23:00:00+02:00',
+      title: 'After',
+      status: 'r',
+      description: 'd',
+      organizer: userUrl(ctx, 2),
+      meeting: null,
+      picture: null,
     };
     assertBody(replaced, 200, afterPut);
 
     const patched = await send(ctx, 'PATCH', path, { json: { organizer: null, start: null } });
     assertBody(patched, 200, { ...afterPut, organizer: null, start: null });
-    const formPatch = await send(ctx, 'PATCH', path, { form: [['organizer', userUrl(ctx, 22)], ['stop', '']] });
+    const formPatch = await send(ctx, 'PATCH', path, {
+      form: [
+        ['organizer', userUrl(ctx, 22)],
+        ['stop', ''],
+      ],
+    });
     assertBody(formPatch, 200, { ...afterPut, organizer: userUrl(ctx, 22), start: null, stop: null });
     assertBody(await get(ctx, path), 200, formPatch.json());
   });
@@ -757,21 +902,27 @@ describe('openings: replace, update, delete of a record (admin)', () => {
 
     const patched = await send(ctx, 'PATCH', path, { json: { is_open: true } });
     assertBody(patched, 200, { time: '2020-02-02T09:00:00.250000+00:00', is_open: true });
-    const formPatch = await send(ctx, 'PATCH', path, { form: [['is_open', 'false'], ['time', '2020-02-03 08:00']] });
+    const formPatch = await send(ctx, 'PATCH', path, {
+      form: [
+        ['is_open', 'false'],
+        ['time', '2020-02-03 08:00'],
+      ],
+    });
     assertBody(formPatch, 200, { time: '2020-02-03T08:00:00+00:00', is_open: false });
     assertBody(await get(ctx, path), 200, formPatch.json());
     const listed = await listAll(ctx, 'space/openings');
     assert.equal(listed.filter((o) => o.time === '2020-02-03T08:00:00+00:00').length, 1, 'the list shows the new time');
   });
 
-  it('validation errors with DRF\'s messages', async () => {
+  it("validation errors with DRF's messages", async () => {
     const path = '/api/space/openings/6/';
     const initial = (await get(ctx, path)).body;
     assertBody(await send(ctx, 'PUT', path, { json: {} }), 400, { is_open: [REQUIRED] });
     assertBody(await send(ctx, 'PATCH', path, { json: { is_open: 'maybe' } }), 400, { is_open: ['Must be a valid boolean.'] });
     assertBody(await send(ctx, 'PATCH', path, { json: { time: 'noon' } }), 400, { time: [DATETIME_FORMAT] });
     assertBody(await send(ctx, 'PATCH', path, { json: { time: null, is_open: null } }), 400, {
-      time: ['This field may not be null.'], is_open: ['This field may not be null.'],
+      time: ['This field may not be null.'],
+      is_open: ['This field may not be null.'],
     });
     assert.equal((await get(ctx, path)).body, initial);
   });
@@ -888,7 +1039,7 @@ describe('hyperlinks in write responses, and as input', () => {
     assertBody(patched, 200, { ...record, progress: 2 });
   });
 
-  it('links use the request\'s Host', async () => {
+  it("links use the request's Host", async () => {
     const res = await send(ctx, 'POST', '/api/users/', { json: { username: 'hosted' }, headers: { host: 'Space.Example:8080' } });
     assert.equal(res.status, 201, res.body);
     assert.match(res.headers.location!, /^http:\/\/Space\.Example:8080\/api\/users\/[0-9]+\/$/);
@@ -909,7 +1060,11 @@ describe('hyperlinks in write responses, and as input', () => {
     assert.deepEqual(res.json().participants, [userUrl(ctx, 2), userUrl(ctx, 24), userUrl(ctx, 6), userUrl(ctx, 22)]);
 
     const meeting = await send(ctx, 'POST', '/api/meetings/', {
-      form: [['event', 'http://other.example/api/events/20.json'], ['members', '/api/users/2/?format=api'], ['members', `${ctx.base}/api/users/%32%32/`]],
+      form: [
+        ['event', 'http://other.example/api/events/20.json'],
+        ['members', '/api/users/2/?format=api'],
+        ['members', `${ctx.base}/api/users/%32%32/`],
+      ],
     });
     assert.equal(meeting.status, 201, meeting.body);
     assert.equal(meeting.json().event, eventUrl(ctx, 20));
@@ -939,10 +1094,16 @@ describe('OPTIONS actions and methods not allowed', () => {
     maintainer: { type: 'field', required: true, read_only: false, label: 'Maintainer' },
     participants: { type: 'field', required: false, read_only: false, label: 'Participants' },
     status: {
-      type: 'choice', required: true, read_only: false, label: 'Status',
+      type: 'choice',
+      required: true,
+      read_only: false,
+      label: 'Status',
       choices: [
-        { value: 'p', display_name: 'proposition' }, { value: 'i', display_name: 'in progress' }, { value: 'f', display_name: 'finished' },
-        { value: 'a', display_name: 'abandoned' }, { value: 'd', display_name: 'blocked' },
+        { value: 'p', display_name: 'proposition' },
+        { value: 'i', display_name: 'in progress' },
+        { value: 'f', display_name: 'finished' },
+        { value: 'a', display_name: 'abandoned' },
+        { value: 'd', display_name: 'blocked' },
       ],
     },
     progress: { type: 'integer', required: true, read_only: false, label: 'Progress', min_value: 0, max_value: 100 },
@@ -968,7 +1129,14 @@ describe('OPTIONS actions and methods not allowed', () => {
     assert.deepEqual(events.actions.PUT.organizer, { type: 'field', required: false, read_only: false, label: 'Organizer' });
     assert.deepEqual(events.actions.PUT.meeting, { type: 'field', required: false, read_only: true, label: 'Meeting' });
     assert.deepEqual(events.actions.PUT.status, {
-      type: 'choice', required: true, read_only: false, label: 'Status', choices: [{ value: 'r', display_name: 'ready' }, { value: 'i', display_name: 'incubating' }],
+      type: 'choice',
+      required: true,
+      read_only: false,
+      label: 'Status',
+      choices: [
+        { value: 'r', display_name: 'ready' },
+        { value: 'i', display_name: 'incubating' },
+      ],
     });
 
     const meetings = (await options('/api/meetings/', ctx.admin)).json();
@@ -977,14 +1145,18 @@ describe('OPTIONS actions and methods not allowed', () => {
 
     assertBody(await options('/api/space/openings/', ctx.admin), 200, {
       ...info('Openings List'),
-      actions: { POST: { time: { type: 'datetime', required: false, read_only: false, label: 'Time' }, is_open: { type: 'boolean', required: true, read_only: false, label: 'Is open' } } },
+      actions: {
+        POST: { time: { type: 'datetime', required: false, read_only: false, label: 'Time' }, is_open: { type: 'boolean', required: true, read_only: false, label: 'Is open' } },
+      },
     });
   });
 
   it('a door token gets POST actions on openings only, with the time read-only', async () => {
     assertBody(await options('/api/space/openings/', ctx.door), 200, {
       ...info('Openings List'),
-      actions: { POST: { time: { type: 'datetime', required: false, read_only: true, label: 'Time' }, is_open: { type: 'boolean', required: true, read_only: false, label: 'Is open' } } },
+      actions: {
+        POST: { time: { type: 'datetime', required: false, read_only: true, label: 'Time' }, is_open: { type: 'boolean', required: true, read_only: false, label: 'Is open' } },
+      },
     });
     assertBody(await options('/api/users/', ctx.door), 200, info('User List'));
     assertBody(await options('/api/projects/1/', ctx.door), 200, info('Project Instance'));
@@ -995,10 +1167,15 @@ describe('OPTIONS actions and methods not allowed', () => {
     assertBody(await options('/api/projects/', null), 200, info('Project List'));
     assertBody(await options('/api/users/1/', null), 200, info('User Instance'));
     assertBody(await options('/api/space/openings/', null), 200, info('Openings List'));
-    assertBody(await options('/api/', ctx.admin), 200, { name: 'Api Root', description: 'The default basic root view for DefaultRouter', renders: ['application/json'], parses: PARSES });
+    assertBody(await options('/api/', ctx.admin), 200, {
+      name: 'Api Root',
+      description: 'The default basic root view for DefaultRouter',
+      renders: ['application/json'],
+      parses: PARSES,
+    });
   });
 
-  it('PUT, PATCH or DELETE on a collection, POST on a record → 405 with the route\'s Allow; nothing written', async () => {
+  it("PUT, PATCH or DELETE on a collection, POST on a record → 405 with the route's Allow; nothing written", async () => {
     const initial = await count(ctx, 'projects');
     for (const method of ['PUT', 'PATCH', 'DELETE']) {
       for (const collection of ['projects', 'users', 'space/openings']) {
@@ -1028,10 +1205,22 @@ describe('request bodies', () => {
   after(() => ctx?.server.close());
 
   it('a JSON value that is not an object → non_field_errors', async () => {
-    for (const [raw, got] of [['[]', 'list'], ['[{"username":"x"}]', 'list'], ['"x"', 'str'], ['5', 'int'], ['1.5', 'float'], ['true', 'bool']] as const) {
-      assertBody(await send(ctx, 'POST', '/api/users/', { raw, type: 'application/json' }), 400, {
-        non_field_errors: [`Invalid data. Expected a dictionary, but got ${got}.`],
-      }, raw);
+    for (const [raw, got] of [
+      ['[]', 'list'],
+      ['[{"username":"x"}]', 'list'],
+      ['"x"', 'str'],
+      ['5', 'int'],
+      ['1.5', 'float'],
+      ['true', 'bool'],
+    ] as const) {
+      assertBody(
+        await send(ctx, 'POST', '/api/users/', { raw, type: 'application/json' }),
+        400,
+        {
+          non_field_errors: [`Invalid data. Expected a dictionary, but got ${got}.`],
+        },
+        raw,
+      );
     }
     assertBody(await send(ctx, 'POST', '/api/users/', { raw: 'null', type: 'application/json' }), 400, { non_field_errors: ['No data provided'] });
     assertBody(await send(ctx, 'PATCH', '/api/projects/1/', { raw: '[]', type: 'application/json' }), 400, {
@@ -1101,7 +1290,12 @@ describe('DRF details: trimming, form defaults, long lists, time bounds', () => 
   after(() => ctx?.server.close());
 
   const project = (ctx: Ctx, extra: Record<string, unknown> = {}) => ({
-    title: 'Trim', maintainer: userUrl(ctx, 1), status: 'i', progress: 1, short_description: 'x', ...extra,
+    title: 'Trim',
+    maintainer: userUrl(ctx, 1),
+    status: 'i',
+    progress: 1,
+    short_description: 'x',
+    ...extra,
   });
 
   it('text is trimmed as DRF trims it: the stored value, the blank check and the unique check all see the trimmed text', async () => {
@@ -1119,9 +1313,23 @@ describe('DRF details: trimming, form defaults, long lists, time bounds', () => 
   it('a form PUT clears what it leaves out: lists become empty, an unchecked box false; PATCH keeps them', async () => {
     const u = createdId(ctx, await send(ctx, 'POST', '/api/users/', { json: { username: 'form defaults', has_key: true } }), 'users');
     const form = (extra: [string, string][] = []): [string, string][] => [
-      ['title', 'Form'], ['maintainer', userUrl(ctx, 1)], ['status', 'p'], ['progress', '3'], ['short_description', 'y'], ...extra,
+      ['title', 'Form'],
+      ['maintainer', userUrl(ctx, 1)],
+      ['status', 'p'],
+      ['progress', '3'],
+      ['short_description', 'y'],
+      ...extra,
     ];
-    const id = createdId(ctx, await send(ctx, 'POST', '/api/projects/', { form: form([['participants', userUrl(ctx, 2)], ['participants', userUrl(ctx, 3)]]) }), 'projects');
+    const id = createdId(
+      ctx,
+      await send(ctx, 'POST', '/api/projects/', {
+        form: form([
+          ['participants', userUrl(ctx, 2)],
+          ['participants', userUrl(ctx, 3)],
+        ]),
+      }),
+      'projects',
+    );
     assert.equal((await get(ctx, `/api/projects/${id}/`)).json().participants.length, 2);
     const patched = await send(ctx, 'PATCH', `/api/projects/${id}/`, { form: [['progress', '4']] });
     assert.equal(patched.json().participants.length, 2, 'PATCH keeps the list');
@@ -1134,7 +1342,7 @@ describe('DRF details: trimming, form defaults, long lists, time bounds', () => 
     assertBody(await send(ctx, 'POST', '/api/space/openings/', { form: [], token: ctx.door }), 400, { is_open: [REQUIRED] });
   });
 
-  it('a list of 33,000 relation URLs is validated without hitting SQLite\'s parameter limit', async () => {
+  it("a list of 33,000 relation URLs is validated without hitting SQLite's parameter limit", async () => {
     const participants = Array.from({ length: 33_000 }, (_, i) => `/api/users/${i + 1}/`);
     assertBody(await send(ctx, 'POST', '/api/projects/', { json: project(ctx, { participants }) }), 400, { participants: ['Invalid hyperlink - Object does not exist.'] });
     const existing = (await listAll(ctx, 'users')).length;
@@ -1152,13 +1360,19 @@ describe('DRF details: trimming, form defaults, long lists, time bounds', () => 
     assertBody(await send(ctx, 'PUT', path, { json: { time: future, is_open: true } }), 400, { time: ['This time is in the future.'] });
     assert.equal((await get(ctx, path)).body, before);
     const e = createdId(ctx, await send(ctx, 'POST', '/api/events/', { json: { title: 'Far', status: 'r' } }), 'events');
-    assertBody(await send(ctx, 'PATCH', `/api/events/${e}/`, { json: { start: '9999-12-31T23:59:59Z' } }), 400, { start: ['Datetime is out of the supported range (years up to 2255).'] });
+    assertBody(await send(ctx, 'PATCH', `/api/events/${e}/`, { json: { start: '9999-12-31T23:59:59Z' } }), 400, {
+      start: ['Datetime is out of the supported range (years up to 2255).'],
+    });
     const ok = await send(ctx, 'PATCH', `/api/events/${e}/`, { json: { start: '2250-01-01T00:00:00Z' } });
     assert.equal(ok.json().start, '2250-01-01T01:00:00+01:00');
   });
 
   it('a wall time that happens twice (autumn DST) is its first occurrence, as Python reads it (fold=0)', async () => {
-    const e = createdId(ctx, await send(ctx, 'POST', '/api/events/', { json: { title: 'Fold', status: 'r', start: '2021-10-31T02:30:00', stop: '2021-03-28T02:30:00' } }), 'events');
+    const e = createdId(
+      ctx,
+      await send(ctx, 'POST', '/api/events/', { json: { title: 'Fold', status: 'r', start: '2021-10-31T02:30:00', stop: '2021-03-28T02:30:00' } }),
+      'events',
+    );
     const event = (await get(ctx, `/api/events/${e}/`)).json();
     assert.equal(event.start, '2021-10-31T02:30:00+02:00');
     // Skipped by the clock (spring): read with the offset before the change, as Python does.

@@ -102,7 +102,10 @@ export class FastReads {
     }
     if (now !== null) return answer(now);
     const versions = database.versions();
-    versions.then((snapshot) => answer(snapshot, versions), () => passOn(versions));
+    versions.then(
+      (snapshot) => answer(snapshot, versions),
+      () => passOn(versions),
+    );
   }
 
   private answerFrom(snapshot: VersionSnapshot, key: string, request: IncomingMessage, response: ServerResponse, start: number): boolean {
@@ -113,9 +116,12 @@ export class FastReads {
     const answer = readAnswer(representation, request.headers, config, Date.now());
     if (answer === undefined) return false;
     response.writeHead(answer.status, answer.headers);
-    response.end(request.method === 'HEAD' ? undefined : answer.body ?? undefined);
+    response.end(request.method === 'HEAD' ? undefined : (answer.body ?? undefined));
     if (this.logRequests) {
-      log.info({ req: { method: request.method, url: redactUrl(request.url), host: request.headers.host }, res: { statusCode: answer.status }, responseTime: performance.now() - start }, 'request completed from the response cache');
+      log.info(
+        { req: { method: request.method, url: redactUrl(request.url), host: request.headers.host }, res: { statusCode: answer.status }, responseTime: performance.now() - start },
+        'request completed from the response cache',
+      );
     }
     return true;
   }

@@ -38,9 +38,8 @@ export function readAnswer(representation: Representation, conditions: ReadCondi
   const lastModified = representation.lastModifiedAt(nowMs);
   const ifNoneMatch = conditions['if-none-match'];
   const ifModifiedSince = conditions['if-modified-since'];
-  const notModified = ifNoneMatch !== undefined
-    ? noneMatchHits(ifNoneMatch, representation.tag)
-    : ifModifiedSince !== undefined && representation.unmodifiedSince(ifModifiedSince, nowMs);
+  const notModified =
+    ifNoneMatch !== undefined ? noneMatchHits(ifNoneMatch, representation.tag) : ifModifiedSince !== undefined && representation.unmodifiedSince(ifModifiedSince, nowMs);
   if (notModified) return { status: 304, headers: headersOf(representation, 304, coding, lastModified, options), body: null };
   const body = representation.bodyIn(coding);
   if (body === undefined) return undefined;

@@ -89,9 +89,8 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       process.exit(await superviseWorkers({ workers: options.workers, log, stop }));
     }
     // A cluster worker: its primary has migrated the database.
-    const database = options.workers !== undefined
-      ? (await openWhenAvailable(config.database, { log, stop })).database
-      : await prepareDatabase(config, log, stop, { close: false });
+    const database =
+      options.workers !== undefined ? (await openWhenAvailable(config.database, { log, stop })).database : await prepareDatabase(config, log, stop, { close: false });
     const app = await buildApp(config, { database });
     app.addHook('onClose', () => database.close());
     try {

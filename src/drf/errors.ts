@@ -16,14 +16,11 @@ export const RETRY_AFTER_SECONDS = '5';
 export const notFound = () => new ApiError(404, 'Not found.');
 export const invalidPage = () => new ApiError(404, 'Invalid page.');
 export const notAcceptable = () => new ApiError(406, 'Could not satisfy the request Accept header.');
-export const notAuthenticated = () =>
-  new ApiError(401, 'Authentication credentials were not provided.', { 'www-authenticate': 'Token' });
+export const notAuthenticated = () => new ApiError(401, 'Authentication credentials were not provided.', { 'www-authenticate': 'Token' });
 export const invalidToken = () => new ApiError(401, 'Invalid token.', { 'www-authenticate': 'Token' });
 export const forbidden = () => new ApiError(403, 'You do not have permission to perform this action.');
-export const methodNotAllowed = (method: string, headers: Record<string, string> = {}) =>
-  new ApiError(405, `Method "${method}" not allowed.`, headers);
+export const methodNotAllowed = (method: string, headers: Record<string, string> = {}) => new ApiError(405, `Method "${method}" not allowed.`, headers);
 export const throttled = (seconds: number) =>
   new ApiError(429, `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`, { 'retry-after': String(seconds) });
 /** Shutting down, or the database cannot answer: come back shortly. */
-export const unavailable = (headers: Record<string, string> = {}) =>
-  new ApiError(503, 'Service temporarily unavailable.', { 'retry-after': RETRY_AFTER_SECONDS, ...headers });
+export const unavailable = (headers: Record<string, string> = {}) => new ApiError(503, 'Service temporarily unavailable.', { 'retry-after': RETRY_AFTER_SECONDS, ...headers });

@@ -49,7 +49,11 @@ export function pageUrl(base: string, rawPath: string, pairs: readonly QueryPair
 
 /** Django's filepath_to_uri: each character outside `A-Z a-z 0-9 - _ . ! ~ * ' ( ) /` escaped. */
 export function mediaPath(storedPath: string): string {
-  return storedPath.replace(/\\/g, '/').split('/').map((s) => encodeURIComponent(s.toWellFormed())).join('/');
+  return storedPath
+    .replace(/\\/g, '/')
+    .split('/')
+    .map((s) => encodeURIComponent(s.toWellFormed()))
+    .join('/');
 }
 
 export function avatarUrl(email: string, config: Pick<Config, 'avatarHash' | 'avatarDefault'>): string {
@@ -73,12 +77,7 @@ export function avatarUrls(config: Pick<Config, 'avatarHash' | 'avatarDefault'>)
   };
 }
 
-export function recordContext(
-  style: LinkStyle,
-  config: Pick<Config, 'avatarField'>,
-  times: TimeFormatter,
-  avatar: (email: string) => string,
-): RecordContext {
+export function recordContext(style: LinkStyle, config: Pick<Config, 'avatarField'>, times: TimeFormatter, avatar: (email: string) => string): RecordContext {
   return {
     userUrl: (id) => apiUrl(style, 'users', id),
     eventUrl: (id) => apiUrl(style, 'events', id),

@@ -13,7 +13,12 @@ export function optionsBody(route: RouteMatch, token: TokenInfo | null) {
     return { name: 'Api Root', description: 'The default basic root view for DefaultRouter', renders: ['application/json'], parses: PARSES };
   }
   if (route.kind === 'status') {
-    return { name: 'Space Status', description: 'Whether the space is open, and since when (the latest opening; nulls before the first).', renders: ['application/json'], parses: PARSES };
+    return {
+      name: 'Space Status',
+      description: 'Whether the space is open, and since when (the latest opening; nulls before the first).',
+      renders: ['application/json'],
+      parses: PARSES,
+    };
   }
   const view = collections[route.collection!].viewName;
   const body = { name: `${view} ${route.kind === 'list' ? 'List' : 'Instance'}`, description: '', renders: ['application/json'], parses: PARSES };

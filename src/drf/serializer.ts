@@ -207,10 +207,14 @@ function pythonType(value: unknown): string {
   if (value === null) return 'NoneType';
   if (Array.isArray(value)) return 'list';
   switch (typeof value) {
-    case 'string': return 'str';
-    case 'boolean': return 'bool';
-    case 'number': return Number.isInteger(value) ? 'int' : 'float';
-    default: return 'dict';
+    case 'string':
+      return 'str';
+    case 'boolean':
+      return 'bool';
+    case 'number':
+      return Number.isInteger(value) ? 'int' : 'float';
+    default:
+      return 'dict';
   }
 }
 

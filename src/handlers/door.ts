@@ -17,9 +17,8 @@ export function reportDoor(writes: AnnouncedWrites, report: DoorReport, audit: O
   return writes.run(async (trx, { spaceBefore }) => {
     // "Now" is read under the write lock: a report timed before taking it could land behind one
     // recorded meanwhile and be compared with the state before that one.
-    const recorded = report.timeUs === undefined
-      ? await recordDoorReport(trx, report.isOpen, Date.now() * 1000, spaceBefore)
-      : await backfillOpening(trx, report.isOpen, report.timeUs);
+    const recorded =
+      report.timeUs === undefined ? await recordDoorReport(trx, report.isOpen, Date.now() * 1000, spaceBefore) : await backfillOpening(trx, report.isOpen, report.timeUs);
     if (recorded.created) await recordAudit(trx, { ...audit, recordId: recorded.id });
     return recorded;
   });

@@ -42,9 +42,19 @@ export function legacyDoorHandler(db: Db, writes: AnnouncedWrites, throttle: Fai
       if (open === undefined) throw new ApiError(400, 'Parameter open is required');
       if (open !== '0' && open !== '1') throw new ApiError(400, 'Did not understand open: expected 0 or 1');
       const nowUs = Date.now() * 1000;
-      await reportDoor(writes, { isOpen: open === '1' }, {
-        timeUs: nowUs, tokenId: token.id, tokenName: token.name, method: 'POST', path: '/space/change_status', collection: 'space/openings', status: 200,
-      });
+      await reportDoor(
+        writes,
+        { isOpen: open === '1' },
+        {
+          timeUs: nowUs,
+          tokenId: token.id,
+          tokenName: token.name,
+          method: 'POST',
+          path: '/space/change_status',
+          collection: 'space/openings',
+          status: 200,
+        },
+      );
       return sendJson(reply.code(200), { open: Number(open) });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;

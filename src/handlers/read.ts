@@ -84,13 +84,16 @@ function bodyBuilder({ db, config, times, avatar }: BodyDependencies) {
     const size = pageSizeOf(resolved.query, config);
     // One snapshot for the count and the page, so that a concurrent write can't split them
     // (PostgreSQL's default READ COMMITTED takes a snapshot per statement; SQLite's is per transaction).
-    const { count, pages, page, results } = await db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
-      const count = await resource.count(trx);
-      const pages = pageCount(count, size);
-      const page = pageNumberOf(resolved.query, pages);
-      const results = await resource.page(trx, { offset: (page - 1) * size, limit: size, openingPositions }, resolved.query, ctx);
-      return { count, pages, page, results };
-    });
+    const { count, pages, page, results } = await db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        const count = await resource.count(trx);
+        const pages = pageCount(count, size);
+        const page = pageNumberOf(resolved.query, pages);
+        const results = await resource.page(trx, { offset: (page - 1) * size, limit: size, openingPositions }, resolved.query, ctx);
+        return { count, pages, page, results };
+      });
     return {
       count,
       next: page < pages ? pageUrl(base, resolved.rawPath, resolved.query, page + 1) : null,

@@ -33,7 +33,13 @@ export function writeHandler({ writes, timeZone }: WriteDependencies) {
     const collection = collections[route.collection!];
     const nowUs = Date.now() * 1000;
     const entry = (status: number) => ({
-      timeUs: nowUs, tokenId: token.id, tokenName: token.name, method: request.method, path: resolved.rawPath, collection: collection.path, status,
+      timeUs: nowUs,
+      tokenId: token.id,
+      tokenName: token.name,
+      method: request.method,
+      path: resolved.rawPath,
+      collection: collection.path,
+      status,
     });
     const audit = (db: Db, recordId: number, status: number) => recordAudit(db, { ...entry(status), recordId });
     const data = () => parseBody(request.headers['content-type'], request.body as Buffer | undefined);

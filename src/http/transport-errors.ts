@@ -17,24 +17,33 @@ export function frameworkError(error: FastifyError, reply: FastifyReply): Fastif
 export function clientError(error: Error, socket: Socket): void {
   if (!socket.writable) return;
   const code = (error as { code?: string }).code;
-  const [status, detail] = code === 'HPE_HEADER_OVERFLOW'
-    ? ['431 Request Header Fields Too Large', 'Request header fields too large.']
-    : code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? ['408 Request Timeout', 'Request timeout.']
-      : ['400 Bad Request', 'Malformed HTTP request (characters outside ASCII must be percent-encoded).'];
+  const [status, detail] =
+    code === 'HPE_HEADER_OVERFLOW'
+      ? ['431 Request Header Fields Too Large', 'Request header fields too large.']
+      : code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? ['408 Request Timeout', 'Request timeout.']
+        : ['400 Bad Request', 'Malformed HTTP request (characters outside ASCII must be percent-encoded).'];
   const body = JSON.stringify({ detail });
-  const headers = Object.entries(SECURITY_HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const headers = Object.entries(SECURITY_HEADERS)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${headers}connection: close\r\n\r\n${body}`);
 }
 
 /** Fastify's own client errors (body too large, bad content type…): a public sentence per status. */
 export function publicClientMessage(status: number): string {
   switch (status) {
-    case 404: return 'Not found.';
-    case 405: return 'Method not allowed.';
-    case 413: return 'Request body is too large.';
-    case 415: return 'Unsupported media type in request.';
-    case 429: return 'Request was throttled.';
-    default: return 'Bad request.';
+    case 404:
+      return 'Not found.';
+    case 405:
+      return 'Method not allowed.';
+    case 413:
+      return 'Request body is too large.';
+    case 415:
+      return 'Unsupported media type in request.';
+    case 429:
+      return 'Request was throttled.';
+    default:
+      return 'Bad request.';
   }
 }

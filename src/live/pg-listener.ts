@@ -70,7 +70,8 @@ export class PgListener {
     client.on('notification', (message) => {
       if (message.channel === this.options.channel) this.options.onNotification(message.payload);
     });
-    client.connect()
+    client
+      .connect()
       .then(() => client.query(`LISTEN ${pg.escapeIdentifier(this.options.channel)}`))
       .then(() => {
         if (failed || this.closed) return;

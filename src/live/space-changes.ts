@@ -73,24 +73,22 @@ async function announce(trx: Db, state: SpaceState): Promise<void> {
  * sent at the end, so that a reader always ends on the current state. Nothing when the reader
  * is up to date.
  */
-export async function changesAfter(
-  trx: Db,
-  afterId: number,
-  seen: SpaceState | null,
-  current: SpaceState,
-  limit: number,
-): Promise<SpaceState[]> {
+export async function changesAfter(trx: Db, afterId: number, seen: SpaceState | null, current: SpaceState, limit: number): Promise<SpaceState[]> {
   if (seen !== null ? sameState(seen, current) : afterId === eventIdOf(current)) return [];
-  const rows = (await trx.selectFrom('openings').select(['id', 'time_us', 'is_open'])
-    .where('id', '>', afterId).orderBy('id', 'desc').limit(limit).execute()).reverse();
+  const rows = (await trx.selectFrom('openings').select(['id', 'time_us', 'is_open']).where('id', '>', afterId).orderBy('id', 'desc').limit(limit).execute()).reverse();
   const changes: SpaceState[] = [];
   if (rows.length > 0) {
     // The latest opening recorded before the first candidate: a candidate older than it (or than
     // any candidate before it) was a backfill. `+id` keeps SQLite on the time index, walking down
     // from the newest (a few rows) instead of sorting every row below the id.
-    const before = await trx.selectFrom('openings').select('time_us')
+    const before = await trx
+      .selectFrom('openings')
+      .select('time_us')
       .where(sql<number>`+id`, '<', rows[0].id)
-      .orderBy('time_us', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+      .orderBy('time_us', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     let latestUs = before === undefined ? -Infinity : Number(before.time_us);
     for (const row of rows) {
       const timeUs = Number(row.time_us);

@@ -188,17 +188,20 @@ export class SpaceFeed {
     const catchUp = published !== null && this.subscribers.size > 0;
     // SQLite: the openings' version before the snapshot; the poll looks for commits after it.
     const version = this.options.database.engine === 'sqlite' ? (await this.options.database.versions()).openings.version : null;
-    const { current, changes, replays } = await this.options.database.db.transaction().setIsolationLevel('repeatable read').execute(async (trx) => {
-      const current = await currentSpaceState(trx);
-      const changes = catchUp ? await changesAfter(trx, eventIdOf(published), published, current, replayLimit) : [];
-      // Joiners that resume from the same id share one read.
-      const replays = new Map<number | null, SpaceState[]>();
-      for (const { lastEventId } of joiners) {
-        if (replays.has(lastEventId)) continue;
-        replays.set(lastEventId, lastEventId === null ? [current] : await changesAfter(trx, lastEventId, null, current, replayLimit));
-      }
-      return { current, changes, replays };
-    });
+    const { current, changes, replays } = await this.options.database.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        const current = await currentSpaceState(trx);
+        const changes = catchUp ? await changesAfter(trx, eventIdOf(published), published, current, replayLimit) : [];
+        // Joiners that resume from the same id share one read.
+        const replays = new Map<number | null, SpaceState[]>();
+        for (const { lastEventId } of joiners) {
+          if (replays.has(lastEventId)) continue;
+          replays.set(lastEventId, lastEventId === null ? [current] : await changesAfter(trx, lastEventId, null, current, replayLimit));
+        }
+        return { current, changes, replays };
+      });
     if (this.closed) throw new Error('the space feed is closed');
     this.published = current;
     this.lastOpeningsVersion = version;

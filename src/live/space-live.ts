@@ -18,7 +18,12 @@ export class SpaceLive {
   readonly feed: SpaceFeed;
   readonly webhooks: WebhookSender;
 
-  constructor(config: Config, database: DatabaseHandle, times: TimeFormatter, private readonly log: FeedLog & WebhookLog) {
+  constructor(
+    config: Config,
+    database: DatabaseHandle,
+    times: TimeFormatter,
+    private readonly log: FeedLog & WebhookLog,
+  ) {
     this.feed = new SpaceFeed({
       database,
       times,
@@ -38,7 +43,7 @@ export class SpaceLive {
       this.feed.hint();
       this.webhooks.send(state);
     } catch (error) {
-      this.log.error({ err: error }, 'could not announce a change of the space\'s state');
+      this.log.error({ err: error }, "could not announce a change of the space's state");
     }
   };
 

@@ -144,8 +144,10 @@ export class WebhookSender {
   async close(): Promise<void> {
     this.closed = true;
     if (this.pending.size > 0) {
-      this.log.warn({ deliveries: [...this.pending].map((d) => ({ webhook: describeWebhook(d.url), delivery: d.id, id: d.eventId, attempts: d.attempts })) },
-        `webhooks: ${this.pending.size} deliver${this.pending.size === 1 ? 'y' : 'ies'} abandoned at shutdown`);
+      this.log.warn(
+        { deliveries: [...this.pending].map((d) => ({ webhook: describeWebhook(d.url), delivery: d.id, id: d.eventId, attempts: d.attempts })) },
+        `webhooks: ${this.pending.size} deliver${this.pending.size === 1 ? 'y' : 'ies'} abandoned at shutdown`,
+      );
     }
     for (const delivery of this.pending) {
       if (delivery.timer) clearTimeout(delivery.timer);
@@ -159,8 +161,10 @@ export class WebhookSender {
     if (this.pending.size <= MAX_PENDING_DELIVERIES) return;
     const oldest = this.pending.values().next().value!;
     this.drop(oldest);
-    this.log.error({ webhook: describeWebhook(oldest.url), delivery: oldest.id, id: oldest.eventId, attempts: oldest.attempts },
-      `webhook delivery dropped: more than ${MAX_PENDING_DELIVERIES} deliveries waiting`);
+    this.log.error(
+      { webhook: describeWebhook(oldest.url), delivery: oldest.id, id: oldest.eventId, attempts: oldest.attempts },
+      `webhook delivery dropped: more than ${MAX_PENDING_DELIVERIES} deliveries waiting`,
+    );
   }
 
   private drop(delivery: Delivery): void {
@@ -189,16 +193,20 @@ export class WebhookSender {
       if (response.status >= 200 && response.status < 300) {
         this.pending.delete(delivery);
         const level = delivery.attempts > 1 ? 'info' : 'debug';
-        this.log[level]({ webhook: describeWebhook(delivery.url), delivery: delivery.id, id: delivery.eventId, attempts: delivery.attempts, status: response.status }, 'webhook delivered');
+        this.log[level](
+          { webhook: describeWebhook(delivery.url), delivery: delivery.id, id: delivery.eventId, attempts: delivery.attempts, status: response.status },
+          'webhook delivered',
+        );
         return;
       }
       failure = { status: response.status };
     } catch (error) {
       if (this.closed || !this.pending.has(delivery)) return;
       const err = error as Error & { cause?: { code?: string; message?: string } };
-      failure = err.name === 'TimeoutError'
-        ? { error: `no answer within ${this.settings.timeoutMs} ms` }
-        : { error: (err.cause?.code ?? err.cause?.message ?? err.message).replaceAll(delivery.url, describeWebhook(delivery.url)) };
+      failure =
+        err.name === 'TimeoutError'
+          ? { error: `no answer within ${this.settings.timeoutMs} ms` }
+          : { error: (err.cause?.code ?? err.cause?.message ?? err.message).replaceAll(delivery.url, describeWebhook(delivery.url)) };
     } finally {
       delivery.controller = null;
     }

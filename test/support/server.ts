@@ -51,9 +51,7 @@ export interface FreshDatabase {
  */
 export async function freshDatabase(): Promise<FreshDatabase> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hackerspace-api-test-'));
-  const { url, drop } = TEST_ENGINE === 'postgres'
-    ? await postgresSchema()
-    : { url: `sqlite:${path.join(dir, 'test.sqlite')}`, drop: async () => {} };
+  const { url, drop } = TEST_ENGINE === 'postgres' ? await postgresSchema() : { url: `sqlite:${path.join(dir, 'test.sqlite')}`, drop: async () => {} };
   const handle = openDatabase(configFrom({ DATABASE_URL: url }).database);
   await migrateToLatest(handle.db);
   return {

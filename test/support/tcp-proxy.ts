@@ -14,7 +14,11 @@ export class TcpProxy {
   private mode: 'forward' | 'refuse' | 'blackhole' = 'forward';
   private tripwire: Tripwire | null = null;
 
-  private constructor(server: net.Server, port: number, private readonly target: { host: string; port: number }) {
+  private constructor(
+    server: net.Server,
+    port: number,
+    private readonly target: { host: string; port: number },
+  ) {
     this.server = server;
     this.port = port;
   }
@@ -97,7 +101,11 @@ export class TcpProxy {
       client.resetAndDestroy();
       return;
     }
-    const pair = new Pair(client, () => this.pairs.delete(pair), (chunk) => this.inspect(chunk));
+    const pair = new Pair(
+      client,
+      () => this.pairs.delete(pair),
+      (chunk) => this.inspect(chunk),
+    );
     this.pairs.add(pair);
     if (this.mode === 'blackhole') pair.pause();
     else pair.resume(this.target);
