@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { FastReads } from '../cache/fast-path.js';
-import { cacheKey } from '../cache/fast-path.js';
+import { cacheKey, type FastReads } from '../cache/fast-path.js';
 import { readAnswerWhenReady } from '../cache/read-answer.js';
 import { Representation, sourceOf } from '../cache/representation.js';
 import type { ResponseCache } from '../cache/response-cache.js';
@@ -12,9 +11,8 @@ import { COLLECTIONS, collections } from '../drf/collections.js';
 import { notFound } from '../drf/errors.js';
 import { apiUrl, linkStyle, pageUrl, recordContext } from '../drf/links.js';
 import { pageCount, pageNumberOf, pageSizeOf } from '../drf/pagination.js';
-import type { Resolved } from '../drf/resolve.js';
+import { routeHeaders, type Resolved } from '../drf/resolve.js';
 import { parseId, type RouteMatch } from '../drf/routes.js';
-import { routeHeaders } from '../drf/resolve.js';
 import { sendAnswer } from '../http/reply.js';
 import { json } from '../json.js';
 import { currentSpaceState, OpeningPositions, spaceStatusRecord } from '../resources/openings.js';
