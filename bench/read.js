@@ -3,9 +3,12 @@
 //   node bench/read.js [--db sqlite|postgres] [--quick] [--compare <git-ref>] [options]
 //   (bash bench/read.sh … runs the same)
 //
-// Expected duration on the 2-core development machine, dataset cached: about 10 minutes; --quick
-// about 3; --compare (both bundles, alternating per round) about 17 minutes, --compare --quick
-// about 5. Building the dataset adds about 10 s (SQLite) or a minute (PostgreSQL, with VACUUM).
+// Expected duration on the 2-core development machine, idle, dataset cached: about 12 minutes;
+// --quick about 4; --compare (both bundles in every round) about 18 minutes (measured: 1,058 s
+// on SQLite), --compare --quick about 6. Building the dataset adds about 20 s (SQLite) or a
+// minute or two (PostgreSQL, with VACUUM). Other work on the machine stretches every round and,
+// most, the C1 walks (each bounded by --walk-limit): with both CPUs kept busy by other sessions,
+// a --compare run on SQLite was still in its cache-off rows after 22 minutes.
 //
 // Method (fixed before measuring; printed at the top of the report):
 // - the dataset is built with the CLI's `demo` (2,000 users, 1,000,000 openings, 200 projects,
@@ -21,7 +24,8 @@
 //   in turn in every round, so a drift of the machine's speed shifts both alike; a ratio is
 //   computed per round; the report shows the median of the rounds with their min–max;
 // - with --compare <ref>, the bundle of that commit ("before") runs beside the working tree's
-//   ("after") on the same dataset, and each round measures before, after, then the ceiling.
+//   ("after") on the same dataset, and each round measures both (before first in odd rounds,
+//   after first in even ones), then the ceiling.
 //
 // Sections: A. first pages repeated (response cache), with gzip, and with the cache off;
 // B. conditional GETs answered 304; C1. all pages of the openings once each in a random order
@@ -43,7 +47,7 @@ import { IdleChecks, cpuPlacement, dropPageCache, machineNote } from './lib/mach
 import { code } from './lib/markdown.js';
 import { engineName, engines, envInteger, parseOptions } from './lib/options.js';
 import { atExit, isAlive, run, runMain, start, stop } from './lib/processes.js';
-import { programs as programsOf, serverEnvFactory, sourcesRead } from './lib/program.js';
+import { inTurn, programs as programsOf, serverEnvFactory, sourcesRead } from './lib/program.js';
 import { assertAlive, serverPool, waitForWorkers } from './lib/servers.js';
 import { ceilingVerdict, num, spread, summarize } from './lib/stats.js';
 import { checkWrkFfi, ensureWrk, measure, resultLine, script, shuffled, walk } from './lib/wrk.js';
@@ -214,7 +218,7 @@ async function main() {
   );
   p(`- CPU placement: ${placement.text}.`);
   p(
-    `- Programs: ${programs.map((x) => `**${x.label}** = ${x.description}`).join('; ')}.${programs.length > 1 ? ' In every round "before" is measured, then "after", then the ceiling; after ÷ before is computed per round.' : ''}`,
+    `- Programs: ${programs.map((x) => `**${x.label}** = ${x.description}`).join('; ')}.${programs.length > 1 ? ' In every round both are measured, before then after in odd rounds and after then before in even ones, then the ceiling; after ÷ before is computed per round.' : ''}`,
   );
   p(
     `- Dataset: ${dataset.counts} (\`demo ${demoArgs(sizes).join(' ')}\`); ${engine === 'sqlite' ? `SQLite file \`${path.relative(ROOT, dataset.db)}\` (${num(fs.statSync(dataset.db).size / 1048576, 1)} MB)` : `${await pgDescribe(dataset.db).catch(() => 'PostgreSQL')}, \`${safeUrl(dataset.db)}\`; PostgreSQL's processes share the machine's cores`}; ${dataset.note}.`,
@@ -389,7 +393,7 @@ async function sectionAB(ctx) {
   const pairs = async (section, routes, headersOf, status) => {
     for (const route of routes) {
       for (let r = 1; r <= cfg.rounds; r++) {
-        for (const program of programs) {
+        for (const program of inTurn(programs, r)) {
           const answer = answers[program.label][`${section}|${route}`];
           const m = await measureOn(
             servers[program.label],
@@ -474,7 +478,7 @@ async function sectionC1(ctx, ab) {
   log(`C1: ${walkSize} of ${lastPage} pages of ${pageSize} openings once each, in a random order, wrk -t1 -c1, per round and program a fresh server`);
   for (let r = 1; r <= cfg.rounds; r++) {
     const order = shuffled(all, cfg.seed * 1000 + r).slice(0, walkSize);
-    for (const program of programs) {
+    for (const program of inTurn(programs, r)) {
       const server = await pool.start(program, `walk-${program.label}-${r}`, `C1 walk, round ${r}`, ctx.dataset.dbUrl);
       R.add('startup', program.label, server.startupMs);
       if (r === 1) {
@@ -553,7 +557,7 @@ async function sectionC1(ctx, ab) {
   }
   log(`C2: page 1 and page ${lastPage} with the cache off, wrk -t1 -c1, ${cfg.rounds} rounds`);
   for (let r = 1; r <= cfg.rounds; r++) {
-    for (const program of programs) {
+    for (const program of inTurn(programs, r)) {
       const server = servers[program.label];
       for (const [key, page] of [
         ['first', 1],
@@ -595,7 +599,7 @@ async function sectionC1(ctx, ab) {
     log(`cache-off rows: wrk -t1 -c${cfg.connections}, each URL and its ceiling in turn`);
     for (const route of cfg.routes) {
       for (let r = 1; r <= cfg.rounds; r++) {
-        for (const program of programs) {
+        for (const program of inTurn(programs, r)) {
           const server = servers[program.label];
           const m = await measureOn(server, `${server.base}${route}`, { bytes: answerBytes(offAnswers[program.label][route]) }, `off-${slug(route)}-${program.label}-${r}`);
           R.add(`off|${route}`, program.label, m.rps);
@@ -634,7 +638,7 @@ async function sectionC3(ctx, c1) {
   log(`C3: ${perRound} distinct deep pages per round, each once, on a fresh server with the cache off after dropping the OS page cache`);
   for (let r = 1; r <= cfg.rounds; r++) {
     const pages = order.slice((r - 1) * perRound, r * perRound);
-    for (const program of programs) {
+    for (const program of inTurn(programs, r)) {
       // PostgreSQL: a fresh copy of the database, so that none of its blocks is in shared_buffers.
       const copy = pg ? await scratchCopy(dataset.db, `${dataset.db}_cold_${process.pid}`) : null;
       const server = await pool.start(program, `cold-${program.label}-${r}`, `C3 cold deep pages, round ${r}`, copy ? copy.dbUrl : dataset.dbUrl, { RESPONSE_CACHE_MB: '0' });
@@ -692,7 +696,7 @@ async function sectionD(ctx) {
   let stale = 0;
   const failures = [];
   for (let r = 1; r <= cfg.rounds; r++) {
-    for (const program of programs) {
+    for (const program of inTurn(programs, r)) {
       const writer = await pool.start(program, `mixed-writer-${program.label}-${r}`, "D: readers' load and the posts", copy.dbUrl);
       const other = await pool.start(program, `mixed-other-${program.label}-${r}`, 'D: cross-process reads', copy.dbUrl);
       const rfile = path.join(work, `wrk-mixed-${program.label}-${r}.txt`);

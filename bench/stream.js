@@ -12,8 +12,8 @@
 //    meetings): a SQLite file under bench/out/, or a new PostgreSQL database on
 //    BENCH_POSTGRES_SERVER; removed or dropped at the end, also on failure (unless --keep-db);
 // 2. a door token (its secret stays in memory and reaches the helper through its environment);
-// 3. ROUNDS (3) rounds; in each, for each program (with --compare: before, then after), two fresh
-//    `serve` processes A and B on that database, then two runs of bench/stream-clients.js
+// 3. ROUNDS (3) rounds; in each, for each program (with --compare: both, before first in odd
+//    rounds), two fresh `serve` processes A and B on that database, then two runs of bench/stream-clients.js
 //    (--clients connections, a socket each; then --posts door reports, one at a time):
 //      same process    clients on A, posts to A
 //      cross-process   clients on B, posts to A: PostgreSQL NOTIFY, or SQLite's poll of
@@ -36,7 +36,7 @@ import { fail, log } from './lib/log.js';
 import { IdleChecks, machineNote } from './lib/machine.js';
 import { engineName, engines as enginesOf, parseOptions } from './lib/options.js';
 import { run, runMain } from './lib/processes.js';
-import { programs as programsOf, serverEnvFactory } from './lib/program.js';
+import { inTurn, programs as programsOf, serverEnvFactory } from './lib/program.js';
 import { assertAlive, serverPool } from './lib/servers.js';
 import { spread, summarize } from './lib/stats.js';
 
@@ -107,7 +107,7 @@ async function main() {
     if (!/^\S+$/.test(secret)) fail('token create printed no secret');
     const pool = serverPool({ work, env });
     for (let r = 1; r <= o.rounds; r++) {
-      for (const program of programs) {
+      for (const program of inTurn(programs, r)) {
         const a = await pool.start(program, `${engine}-A-${program.label}-${r}`, 'stream and posts', dbUrl);
         const b = await pool.start(program, `${engine}-B-${program.label}-${r}`, 'cross-process stream', dbUrl);
         for (const [label, streamServer] of [

@@ -13,8 +13,8 @@
 //    does); removed or dropped at the end, also on failure (unless --keep-db);
 // 2. a door token (`token create --scope door`); its secret stays in memory and reaches wrk
 //    through its environment only;
-// 3. ROUNDS (3) rounds; in each, for each program (with --compare: before, then after), a fresh
-//    `serve` runs four cases, each wrk -t1 with bench/door.lua, 1 s of warm-up then --seconds, on
+// 3. ROUNDS (3) rounds; in each, for each program (with --compare: both, before first in odd
+//    rounds), a fresh `serve` runs four cases, each wrk -t1 with bench/door.lua, 1 s of warm-up then --seconds, on
 //    a settled server:
 //      change -c1   bodies alternate open/closed from the opposite of the latest state: each post
 //                   records a change (201)
@@ -52,7 +52,7 @@ import { IdleChecks, machineNote } from './lib/machine.js';
 import { code } from './lib/markdown.js';
 import { engineName, engines as enginesOf, parseOptions } from './lib/options.js';
 import { run, runMain } from './lib/processes.js';
-import { programs as programsOf, serverEnvFactory } from './lib/program.js';
+import { inTurn, programs as programsOf, serverEnvFactory } from './lib/program.js';
 import { assertAlive, serverPool } from './lib/servers.js';
 import { ensureWrk, door } from './lib/wrk.js';
 
@@ -118,7 +118,7 @@ async function main() {
     if (token.code !== 0 || !/^\S+$/.test(secret)) fail(`token create failed on ${engine}: ${token.stderr.trim()}`);
     const pool = serverPool({ work, env });
     for (let r = 1; r <= o.rounds; r++) {
-      for (const program of programs) {
+      for (const program of inTurn(programs, r)) {
         const server = await pool.start(program, `${engine}-${program.label}-${r}`, 'door posts', dbUrl);
         const url = `${server.base}/api/space/openings/`;
         if (r === 1) {

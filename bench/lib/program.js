@@ -100,6 +100,12 @@ export async function programOfRef(root, work, ref, label = 'before') {
   return { label, cli, rev: short, description: `commit ${short} (\`${ref}\`), built in a temporary worktree with ${deps} (copy ${sha(cli)})${addon}` };
 }
 
+/**
+ * The order in which round `round` (from 1) measures the programs: before then after in odd
+ * rounds, after then before in even ones, so that neither always has the place of the first.
+ */
+export const inTurn = (programs, round) => (round % 2 ? programs : [...programs].reverse());
+
 /** The programs of a run: [after], or [before, after] with --compare. */
 export async function programs(root, work, compareRef) {
   const after = await currentProgram(root, work, 'after');
