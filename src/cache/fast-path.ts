@@ -8,7 +8,7 @@ import { acceptsJson } from '../drf/negotiation.js';
 import { sortedQuery, type QueryPair } from '../drf/query.js';
 import { parseTarget, type Target } from '../drf/request.js';
 import { redactUrl } from '../log.js';
-import { readAnswer } from './read-answer.js';
+import { allHeaders, readAnswer } from './read-answer.js';
 import type { ResponseCache } from './response-cache.js';
 import { TurnVersions } from './turn-versions.js';
 
@@ -46,7 +46,7 @@ export interface FastReadsOptions {
 /**
  * The way past the framework for repeated reads: a GET or HEAD whose response is in the cache,
  * still built from the current versions of its tables, is answered straight from Node's request
- * handler, with the headers the full path would send (cache/read-answer.ts builds them for both).
+ * handler, with the headers the full path would send (cache/read-answer.ts allHeaders()).
  * Anything else (a miss, a stale entry, a coding not made yet, credentials to check, an Accept
  * that needs negotiating, a base URL that needs proxy headers, shutdown) goes to the framework,
  * which answers it and fills the cache.
@@ -115,7 +115,7 @@ export class FastReads {
     if (representation === undefined) return false;
     const answer = readAnswer(representation, request.headers, config, Date.now());
     if (answer === undefined) return false;
-    response.writeHead(answer.status, answer.headers);
+    response.writeHead(answer.status, allHeaders(representation, answer));
     response.end(request.method === 'HEAD' ? undefined : (answer.body ?? undefined));
     if (this.logRequests) {
       log.info(

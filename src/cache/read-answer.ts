@@ -11,11 +11,13 @@ export type ReadConditions = Pick<IncomingHttpHeaders, 'accept-encoding' | 'if-n
 export interface ReadAnswer {
   status: 200 | 304;
   /**
-   * Every header of the answer: the API's own (security, CORS, Allow, Vary), validators, caching
-   * and coding headers, and Content-Type and Content-Length for a 200. The same object for every
+   * Validators, caching and coding headers (and Content-Type and Content-Length for a 200): what
+   * the answer adds to its route's headers (allHeaders() has both). The same object for every
    * answer of that kind from one representation: never modify it.
    */
   headers: Readonly<Record<string, string>>;
+  /** Which of the 12 kinds of answer of a representation this is (status, coding, Last-Modified or not). */
+  kind: number;
   /** The body in the chosen coding; null for a 304 (HEAD sends the headers of this body alone). */
   body: Buffer | null;
 }
@@ -40,10 +42,14 @@ export function readAnswer(representation: Representation, conditions: ReadCondi
   const ifModifiedSince = conditions['if-modified-since'];
   const notModified =
     ifNoneMatch !== undefined ? noneMatchHits(ifNoneMatch, representation.tag) : ifModifiedSince !== undefined && representation.unmodifiedSince(ifModifiedSince, nowMs);
-  if (notModified) return { status: 304, headers: headersOf(representation, 304, coding, lastModified, options), body: null };
+  if (notModified) {
+    const kind = kindOf(304, coding, lastModified);
+    return { status: 304, headers: headersOf(representation, kind, 304, coding, lastModified, options), kind, body: null };
+  }
   const body = representation.bodyIn(coding);
   if (body === undefined) return undefined;
-  return { status: 200, headers: headersOf(representation, 200, coding, lastModified, options), body };
+  const kind = kindOf(200, coding, lastModified);
+  return { status: 200, headers: headersOf(representation, kind, 200, coding, lastModified, options), kind, body };
 }
 
 /** readAnswer, waiting for the negotiated coding to be made when needed. */
@@ -56,16 +62,25 @@ export async function readAnswerWhenReady(representation: Representation, condit
 
 const CODINGS: readonly Coding[] = ['identity', 'gzip', 'br'];
 
+/** One of 12 kinds: status × coding × whether Last-Modified is sent. */
+function kindOf(status: 200 | 304, coding: Coding, lastModified: string | null): number {
+  return (status === 200 ? 6 : 0) + CODINGS.indexOf(coding) * 2 + (lastModified === null ? 0 : 1);
+}
+
 /**
  * The headers of one kind of answer, built once per representation (they are sent thousands of
- * times): the fast path sends them as they are, allocating nothing. A representation is always
- * answered with the same options (its cache's).
+ * times). A representation is always answered with the same options (its cache's).
  */
-function headersOf(representation: Representation, status: 200 | 304, coding: Coding, lastModified: string | null, options: ReadOptions): Readonly<Record<string, string>> {
-  const slot = (status === 200 ? 6 : 0) + CODINGS.indexOf(coding) * 2 + (lastModified === null ? 0 : 1);
-  return representation.remember(slot, () => {
-    const { allow, vary } = representation.source;
-    const headers: Record<string, string> = { ...SECURITY_HEADERS, ...READ_HEADERS, allow, vary, etag: representation.etags[coding], 'cache-control': options.cacheControl };
+function headersOf(
+  representation: Representation,
+  kind: number,
+  status: 200 | 304,
+  coding: Coding,
+  lastModified: string | null,
+  options: ReadOptions,
+): Readonly<Record<string, string>> {
+  return representation.remember(kind, () => {
+    const headers: Record<string, string> = { etag: representation.etags[coding], 'cache-control': options.cacheControl };
     if (lastModified !== null) headers['last-modified'] = lastModified;
     if (status === 200) {
       headers['content-type'] = 'application/json';
@@ -73,5 +88,20 @@ function headersOf(representation: Representation, status: 200 | 304, coding: Co
       headers['content-length'] = String(representation.bodyIn(coding)!.length);
     }
     return Object.freeze(headers);
+  });
+}
+
+/** Slots of remembered headers: 12 kinds of answer (headersOf), then the same with the route's headers. */
+const ALL_HEADERS_SLOT = 12;
+
+/**
+ * Every header of an answer, as the full path sends them (the security and CORS headers of a
+ * read, the route's Allow and Vary, then the answer's own), in one object built once per kind of
+ * answer: the fast path writes it as it is, allocating nothing.
+ */
+export function allHeaders(representation: Representation, answer: ReadAnswer): Readonly<Record<string, string>> {
+  return representation.remember(ALL_HEADERS_SLOT + answer.kind, () => {
+    const { allow, vary } = representation.source;
+    return Object.freeze({ ...SECURITY_HEADERS, ...READ_HEADERS, allow, vary, ...answer.headers });
   });
 }

@@ -9,7 +9,7 @@ import type { Db } from '../db/connection.js';
 import type { VersionedTable } from '../db/table-versions.js';
 import { COLLECTIONS, collections } from '../drf/collections.js';
 import { notFound } from '../drf/errors.js';
-import { apiUrl, linkStyle, pageUrl, recordContext } from '../drf/links.js';
+import { apiUrl, linkStyle, pageUrl, recordContext, type LinkStyle } from '../drf/links.js';
 import { pageCount, pageNumberOf, pageSizeOf } from '../drf/pagination.js';
 import { routeHeaders, type Resolved } from '../drf/resolve.js';
 import { parseId, type RouteMatch } from '../drf/routes.js';
@@ -69,7 +69,7 @@ function bodyBuilder({ db, config, times, avatar }: BodyDependencies) {
   return async function buildBody(resolved: Resolved, base: string): Promise<unknown> {
     const { route } = resolved;
     const style = linkStyle(base, route.suffix, resolved.format);
-    if (route.kind === 'root') return Object.fromEntries(COLLECTIONS.map(({ path }) => [path, apiUrl(style, path)]));
+    if (route.kind === 'root') return rootBody(style);
     if (route.kind === 'status') return spaceStatusRecord(await currentSpaceState(db), { time: (micros) => times.format(micros) });
     const resource = collections[route.collection!];
     const ctx = recordContext(style, config, times, avatar);
@@ -99,4 +99,11 @@ function bodyBuilder({ db, config, times, avatar }: BodyDependencies) {
       results,
     };
   };
+}
+
+/** The API root: each collection's URL, in the registry's order. */
+function rootBody(style: LinkStyle): Record<string, string> {
+  const body: Record<string, string> = {};
+  for (const { path } of COLLECTIONS) body[path] = apiUrl(style, path);
+  return body;
 }
