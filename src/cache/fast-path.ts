@@ -79,33 +79,45 @@ export class FastReads {
   /** Answers from the cache, or calls `fallback` (nothing sent) for the framework to answer. */
   serve(request: IncomingMessage, response: ServerResponse, fallback: () => void): void {
     const { cache, database, isClosing } = this.options;
-    const eligible = this.eligible(request);
-    if (eligible === null || isClosing() || !cache.has(eligible.key)) return fallback();
-    const passOn = (versions?: Promise<VersionSnapshot>) => {
-      this.passedOn.set(request, { target: eligible.target, versions });
-      fallback();
-    };
+    const target = this.eligible(request);
+    if (target === null || isClosing() || !cache.has(target.key)) return fallback();
     const start = this.logRequests ? performance.now() : 0;
-    // Any failure (a database that cannot be read) is the framework's to answer, as a 503.
-    const answer = (snapshot: VersionSnapshot, versions?: Promise<VersionSnapshot>) => {
-      try {
-        if (!this.answerFrom(snapshot, eligible.key, request, response, start)) passOn(versions);
-      } catch {
-        if (!response.headersSent) passOn(versions);
-      }
-    };
     let now: VersionSnapshot | null;
     try {
       now = this.turn !== null ? this.turn.get(request.socket) : database.versionsNow();
     } catch {
-      return passOn();
+      return this.passOn(request, target, fallback);
     }
-    if (now !== null) return answer(now);
+    // The usual case allocates no closure: versions at hand (SQLite, or PostgreSQL's read lease).
+    if (now !== null) return this.answer(now, target, request, response, fallback, start);
     const versions = database.versions();
     versions.then(
-      (snapshot) => answer(snapshot, versions),
-      () => passOn(versions),
+      (snapshot) => this.answer(snapshot, target, request, response, fallback, start, versions),
+      () => this.passOn(request, target, fallback, versions),
     );
+  }
+
+  /** Answers under `snapshot`, or passes the request on. Any failure (a database that cannot be read) is the framework's to answer, as a 503. */
+  private answer(
+    snapshot: VersionSnapshot,
+    target: KeyedTarget,
+    request: IncomingMessage,
+    response: ServerResponse,
+    fallback: () => void,
+    start: number,
+    versions?: Promise<VersionSnapshot>,
+  ): void {
+    try {
+      if (this.answerFrom(snapshot, target.key, request, response, start)) return;
+    } catch {
+      if (response.headersSent) return;
+    }
+    this.passOn(request, target, fallback, versions);
+  }
+
+  private passOn(request: IncomingMessage, target: Target, fallback: () => void, versions?: Promise<VersionSnapshot>): void {
+    this.passedOn.set(request, { target, versions });
+    fallback();
   }
 
   private answerFrom(snapshot: VersionSnapshot, key: string, request: IncomingMessage, response: ServerResponse, start: number): boolean {
@@ -126,8 +138,8 @@ export class FastReads {
     return true;
   }
 
-  /** The cache key (and target) of a request the fast path may answer, or null. */
-  private eligible(request: IncomingMessage): { key: string; target: Target } | null {
+  /** The target, with its cache key, of a request the fast path may answer, or null. */
+  private eligible(request: IncomingMessage): KeyedTarget | null {
     const { method, headers, url } = request;
     if ((method !== 'GET' && method !== 'HEAD') || url === undefined || !url.startsWith('/api/')) return null;
     // Credentials are checked (a bad token is a 401 even on a read); a body is the framework's to handle.
@@ -146,9 +158,14 @@ export class FastReads {
       }
       base = `http://${host}`;
     }
-    const target = parseTarget(url);
-    return { key: cacheKey(base, target.rawPath, target.query), target };
+    const { rawPath, rawQuery, query } = parseTarget(url);
+    return { key: cacheKey(base, rawPath, query), rawPath, rawQuery, query };
   }
+}
+
+/** A target and the cache key of its GET. */
+interface KeyedTarget extends Target {
+  readonly key: string;
 }
 
 function localVersions(database: DatabaseHandle): VersionSnapshot {
