@@ -30,10 +30,11 @@ export interface ApiDependencies {
 /** An API route's request, once resolved (drf/resolve.ts): to the stream, OPTIONS, a write or a read. */
 export function apiHandler(deps: ApiDependencies) {
   const { config, times, avatar } = deps;
-  const stream = streamHandler(deps.feed, config);
+  const stream = streamHandler(deps.feed);
   const write = writeHandler({ writes: deps.writes, timeZone: config.timeZone });
   const read = readHandler({ db: deps.database.db, config, times, avatar, cache: deps.cache, fast: deps.fast });
   return async function api(request: FastifyRequest, reply: FastifyReply, resolved: Resolved): Promise<FastifyReply> {
+    // The Host check every API route makes, the stream included (its events hold no links).
     const base = baseUrlOf(describeRequest(request), config);
     if (resolved.route.kind === 'stream') return stream(request, reply, resolved);
     if (request.method === 'OPTIONS') return sendJson(reply, optionsBody(resolved.route, resolved.token));

@@ -1,12 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config.js';
 import type { SpaceFeed, Subscriber } from '../live/space-feed.js';
 import { unavailable } from '../drf/errors.js';
-import { baseUrlOf } from '../drf/links.js';
 import { lastValue } from '../drf/query.js';
 import type { Resolved } from '../drf/resolve.js';
 import { sendJson } from '../http/reply.js';
-import { describeRequest } from '../http/request.js';
 
 /**
  * `GET /api/space/stream/`: the space's state as Server-Sent Events. On connect, the current
@@ -42,11 +39,9 @@ export function lastEventIdOf(header: string | string[] | undefined, resolved: P
   return Number(text.trim());
 }
 
-export function streamHandler(feed: SpaceFeed, config: Pick<Config, 'publicUrl'>) {
+export function streamHandler(feed: SpaceFeed) {
   return async function stream(request: FastifyRequest, reply: FastifyReply, resolved: Resolved): Promise<FastifyReply> {
     if (request.method === 'OPTIONS') return sendJson(reply, OPTIONS_BODY);
-    // The Host check every API route makes (its base URL is otherwise unused: events hold no links).
-    baseUrlOf(describeRequest(request), config);
     if (request.method === 'HEAD') return reply.code(200).headers(STREAM_HEADERS).send();
 
     const res = reply.raw;
