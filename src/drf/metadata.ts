@@ -20,6 +20,14 @@ export function optionsBody(route: RouteMatch, token: TokenInfo | null) {
       parses: PARSES,
     };
   }
+  if (route.kind === 'hours') {
+    return {
+      name: 'Space Hours',
+      description: 'The share of time the space was open, per weekday and local hour, over the last weeks (weeks=1 to 104, default 12).',
+      renders: ['application/json'],
+      parses: PARSES,
+    };
+  }
   const view = collections[route.collection!].viewName;
   const body = { name: `${view} ${route.kind === 'list' ? 'List' : 'Instance'}`, description: '', renders: ['application/json'], parses: PARSES };
   const actions = actionsFor(route, token);

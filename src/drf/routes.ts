@@ -7,7 +7,7 @@ import { COLLECTIONS, type CollectionPath } from './collections.js';
  * A collection's routes come from its declaration (collections.ts).
  */
 
-export type RouteKind = 'root' | 'list' | 'detail' | 'status' | 'stream';
+export type RouteKind = 'root' | 'list' | 'detail' | 'status' | 'hours' | 'stream';
 
 export interface RouteMatch {
   kind: RouteKind;
@@ -23,6 +23,7 @@ export const ALLOW: Record<RouteKind, string> = {
   list: 'GET, POST, HEAD, OPTIONS',
   detail: 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS',
   status: 'GET, HEAD, OPTIONS',
+  hours: 'GET, HEAD, OPTIONS',
   stream: 'GET, HEAD, OPTIONS',
 };
 
@@ -32,6 +33,7 @@ export const WRITE_METHODS: Record<RouteKind, ReadonlySet<string>> = {
   list: new Set(['POST']),
   detail: new Set(['PUT', 'PATCH', 'DELETE']),
   status: new Set(),
+  hours: new Set(),
   stream: new Set(),
 };
 
@@ -44,6 +46,8 @@ const PATTERNS: { kind: RouteKind; regex: RegExp }[] = [
   { kind: 'detail', regex: new RegExp(`^/api/(${collection})/([^/.]+)(?:/|\\.([a-z0-9]+)/?)$`) },
   // The space's current state (read-only): `/api/space/status/`.
   { kind: 'status', regex: /^\/api\/space\/status(?:\/|\.([a-z0-9]+)\/?)$/ },
+  // The share of time the space was open per weekday and hour (read-only): `/api/space/hours/`.
+  { kind: 'hours', regex: /^\/api\/space\/hours(?:\/|\.([a-z0-9]+)\/?)$/ },
   // The push stream of the space's state (Server-Sent Events, api/stream.ts): no format suffix.
   { kind: 'stream', regex: /^\/api\/space\/stream\/$/ },
 ];
@@ -52,7 +56,7 @@ export function matchRoute(path: string): RouteMatch | null {
   for (const { kind, regex } of PATTERNS) {
     const m = regex.exec(path);
     if (!m) continue;
-    if (kind === 'root' || kind === 'status' || kind === 'stream') return { kind, collection: null, id: null, suffix: m[1] ?? null };
+    if (kind === 'root' || kind === 'status' || kind === 'hours' || kind === 'stream') return { kind, collection: null, id: null, suffix: m[1] ?? null };
     if (kind === 'list') return { kind, collection: m[1] as CollectionPath, id: null, suffix: m[2] ?? null };
     return { kind, collection: m[1] as CollectionPath, id: m[2], suffix: m[3] ?? null };
   }

@@ -8,13 +8,15 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/connection.js';
 import type { VersionedTable } from '../db/table-versions.js';
 import { COLLECTIONS, collections } from '../drf/collections.js';
-import { notFound } from '../drf/errors.js';
+import { ApiError, notFound } from '../drf/errors.js';
 import { apiUrl, linkStyle, pageUrl, recordContext, type LinkStyle } from '../drf/links.js';
 import { pageCount, pageNumberOf, pageSizeOf } from '../drf/pagination.js';
+import { lastValue } from '../drf/query.js';
 import { routeHeaders, type Resolved } from '../drf/resolve.js';
 import { parseId, type RouteMatch } from '../drf/routes.js';
 import { sendAnswer } from '../http/reply.js';
 import { json } from '../json.js';
+import { openingHours, parseWeeks, spaceHoursRecord, WEEKS_MESSAGE } from '../resources/opening-hours.js';
 import { currentSpaceState, OpeningPositions, spaceStatusRecord } from '../resources/openings.js';
 import type { TimeFormatter } from '../time.js';
 
@@ -57,7 +59,7 @@ export function readHandler({ db, config, times, avatar, cache, fast }: ReadDepe
 /** The tables a GET on a route reads: what the cache checks its response against. */
 function readsOf(route: RouteMatch): readonly VersionedTable[] {
   if (route.kind === 'root') return [];
-  if (route.kind === 'status') return ['openings'];
+  if (route.kind === 'status' || route.kind === 'hours') return ['openings'];
   return collections[route.collection!].reads;
 }
 
@@ -71,6 +73,13 @@ function bodyBuilder({ db, config, times, avatar }: BodyDependencies) {
     const style = linkStyle(base, route.suffix, resolved.format);
     if (route.kind === 'root') return rootBody(style);
     if (route.kind === 'status') return spaceStatusRecord(await currentSpaceState(db), { time: (micros) => times.format(micros) });
+    if (route.kind === 'hours') {
+      // Over the weeks before now (the clock the door's records are timed by); a body up to 60 s old may be served.
+      const weeks = parseWeeks(lastValue(resolved.query, 'weeks'));
+      if (weeks === null) throw new ApiError(400, WEEKS_MESSAGE);
+      const untilUs = Date.now() * 1000;
+      return spaceHoursRecord(weeks, times.format(untilUs), times.timeZone, await openingHours(db, times, untilUs, weeks));
+    }
     const resource = collections[route.collection!];
     const ctx = recordContext(style, config, times, avatar);
     if (route.kind === 'detail') {
