@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { CachedBodies } from './cache/cached-bodies.js';
 import { FastReads } from './cache/fast-path.js';
 import { ResponseCache } from './cache/response-cache.js';
 import type { Config } from './config.js';
@@ -10,10 +11,12 @@ import { checkRequest, routeHeaders, routeOf, type Resolved } from './drf/resolv
 import { FailureThrottle } from './drf/throttle.js';
 import { apiHandler } from './handlers/api.js';
 import { isLegacyDoor, legacyDoorHandler } from './handlers/legacy-door.js';
+import { pagesHandler } from './handlers/pages.js';
 import { isSpaceApi, spaceApiHandler } from './handlers/spaceapi.js';
-import { handleError } from './http/error-handler.js';
+import { errorHandler } from './http/error-handler.js';
 import { healthCheck, isHealthCheck, pingTimeoutOf } from './http/health.js';
 import { nodeServer, type NodeServer } from './http/node-server.js';
+import type { HtmlError } from './http/reply.js';
 import { describeRequest } from './http/request.js';
 import { clientError, frameworkError } from './http/transport-errors.js';
 import { SpaceLive } from './live/space-live.js';
@@ -21,11 +24,20 @@ import { AnnouncedWrites } from './live/writes.js';
 import { serializeRequest } from './log.js';
 import { loadSpaceApi } from './spaceapi/config-file.js';
 import { TimeFormatter } from './time.js';
+import { assetHandler } from './handlers/assets.js';
+import { ASSET_PREFIX, Assets } from './web/assets.js';
+import { htmlError } from './web/error-pages.js';
+import { PageTimes } from './web/format.js';
+import { HTML_HEADERS, type Site } from './web/layout.js';
+import { pageRouteOf, pageWithSlash, type PageRoute } from './web/routes.js';
+import { pathOf } from './drf/request.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** What the checks before the handler learnt (drf/resolve.ts); unset outside the API's routes. */
     resolved?: Resolved;
+    /** The web page a request is for (web/routes.ts), once routed. */
+    page?: { route: PageRoute; match: RegExpExecArray };
   }
   interface FastifyInstance {
     /** The process's push stream and webhooks (live/space-live.ts). */
@@ -50,6 +62,12 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const spaceApiSetup = loadSpaceApi(config);
   const database = deps.database ?? openDatabase(config.database);
   const logger = deps.logger ?? { level: config.logLevel };
+  const site: Site = { name: siteName(spaceApiSetup?.document, config), assets: new Assets(config.compressMinBytes) };
+  const htmlErrors: HtmlError = (request, reply, status, body) => {
+    const page = htmlError(site, { method: request.method, url: request.raw.url ?? '/', accept: request.headers.accept, status, body, headers: reply.getHeaders() });
+    if (page !== null) reply.headers(HTML_HEADERS);
+    return page;
+  };
   let node: NodeServer | undefined;
   let closing = false;
   const app = Fastify({
@@ -58,8 +76,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     trustProxy: config.trustProxy,
     // Paths are matched by our own route table (drf/routes.ts), so Fastify's router sees one wildcard.
     routerOptions: { maxParamLength: 65_536 },
-    frameworkErrors: (error, _request, reply) => {
-      frameworkError(error, reply);
+    frameworkErrors: (error, request, reply) => {
+      frameworkError(error, request, reply, htmlErrors);
     },
     clientErrorHandler: clientError,
     exposeHeadRoutes: false,
@@ -92,7 +110,11 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     for (const note of spaceApiSetup.notes) app.log.warn({ spaceapi: spaceApiSetup.file }, `SpaceAPI: ${note}`);
   }
   const legacyDoor = legacyDoorHandler(database.db, writes, throttle);
-  const api = apiHandler({ config, database, times, avatar: avatarUrls(config), cache, fast, feed: live.feed, writes });
+  const pageTimes = new PageTimes(config.timeZone, times);
+  const bodies = new CachedBodies(cache, config);
+  const api = apiHandler({ config, database, times, avatar: avatarUrls(config), bodies, fast, site, feed: live.feed, writes });
+  const pages = pagesHandler({ db: database.db, config, bodies, fast, site, times: pageTimes, zone: times });
+  const asset = assetHandler(site.assets);
 
   // Before the body is read: the checks that DRF makes first (drf/resolve.ts), and the routes
   // that live outside the API.
@@ -105,20 +127,39 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     if (isHealthCheck(url)) return health(request, reply);
     if (spaceApi && isSpaceApi(url)) return spaceApi(request, reply);
     if (isLegacyDoor(url)) return;
+    if (url?.startsWith(ASSET_PREFIX)) return asset(request, reply);
+    const path = pathOf(url);
+    if (!path.startsWith('/api/')) {
+      request.page = pageRouteOf(path) ?? undefined;
+      if (request.page) return;
+      if (pageWithSlash(path))
+        return reply
+          .code(301)
+          .header('location', path + '/' + url!.slice(path.length))
+          .send();
+    }
     const target = fast.targetOf(request.raw);
     const routing = routeOf(target);
     if (routing.location !== undefined) return reply.code(301).header('location', routing.location).send();
     reply.headers(routeHeaders(routing.route));
     request.resolved = await checkRequest(describeRequest(request), routing.route, target, database.db, throttle);
   });
-  app.setErrorHandler(handleError);
+  app.setErrorHandler(errorHandler(htmlErrors));
 
   const handle = async (request: Parameters<typeof api>[0], reply: FastifyReply) => {
     if (isLegacyDoor(request.raw.url)) return legacyDoor(request, reply);
+    if (request.page) return pages(request, reply, request.page.route, request.page.match);
     if (!request.resolved) throw notFound();
     return api(request, reply, request.resolved);
   };
   app.all('*', handle);
   app.setNotFoundHandler(handle);
   return app;
+}
+
+/** The space's name on the pages: the SpaceAPI file's `space`, else SPACE_NAME, else "Hackerspace" (web.md §3). */
+function siteName(spaceApi: Readonly<Record<string, unknown>> | undefined, config: Config): string {
+  const space = spaceApi?.space;
+  if (typeof space === 'string' && space.trim() !== '') return space.trim();
+  return config.spaceName ?? 'Hackerspace';
 }

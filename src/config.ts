@@ -25,6 +25,8 @@ export interface Config {
   /** Passed to Fastify's trustProxy: false, true, or a comma-separated list of addresses/CIDRs. */
   readonly trustProxy: boolean | string;
   readonly timeZone: string;
+  /** The space's name on the web pages when no SpaceAPI file names it (SPACE_NAME); null: "Hackerspace". */
+  readonly spaceName: string | null;
   readonly pageSize: number;
   readonly maxPageSize: number;
   readonly avatarField: AvatarField;
@@ -248,6 +250,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: readPublicUrl(env.PUBLIC_URL),
     trustProxy: readTrustProxy(env.TRUST_PROXY),
     timeZone: readTimeZone(env.TIME_ZONE),
+    spaceName: readSpaceName(env.SPACE_NAME),
     pageSize,
     maxPageSize,
     avatarField: readChoice(env, 'AVATAR_FIELD', 'avatar', ['avatar', 'gravatar'] as const),
@@ -264,6 +267,14 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     webhooks: readWebhooks(env),
   });
+}
+
+function readSpaceName(raw: string | undefined): string | null {
+  const name = (raw ?? '').trim();
+  if (name === '') return null;
+  // eslint-disable-next-line no-control-regex
+  if (name.length > 100 || /[\u0000-\u001f\u007f]/.test(name)) throw new ConfigError('SPACE_NAME', 'must be at most 100 characters, without control characters');
+  return name;
 }
 
 /** A config for tests and tools: defaults plus overrides, validated the same way. */

@@ -128,7 +128,8 @@ describe('representation and headers', () => {
     }
 
     it('security headers outside /api/ too', async () => {
-      for (const path of ['/', '/nope', '/media/x.png']) {
+      // `/` is the dashboard now (web.md §3), with its own Allow: checked in web-pages.test.ts.
+      for (const path of ['/nope', '/media/x.png']) {
         const res = await request(server.base, path);
         assert.equal(res.headers.allow, undefined, path);
         assertSecurityHeaders(res.headers, `${path} (${res.status})`);
@@ -300,8 +301,8 @@ describe('representation and headers', () => {
       'application/json',
       'application/json;q=0.5;indent=4',
       'application/json; charset=utf-8',
-      'text/html, application/json;q=0.9',
-      'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+      // web.md §1: on a tie JSON, as listed first (a preference for HTML gets the browsable page: web-pages.test.ts).
+      'application/json, text/html',
     ];
     for (const accept of acceptable) {
       it(`Accept ${accept ?? '(absent)'} → 200 application/json on every route kind`, async () => {
@@ -313,7 +314,8 @@ describe('representation and headers', () => {
       });
     }
 
-    const unacceptable = ['application/xml', 'text/csv', 'text/html', 'garbage', 'text/*', 'image/png', 'text/html, application/xml;q=0.9'];
+    // `text/html` and `text/*` admit HTML now (web.md §1): no longer 406.
+    const unacceptable = ['application/xml', 'text/csv', 'garbage', 'image/png', 'text/plain, application/xml;q=0.9'];
     for (const accept of unacceptable) {
       it(`Accept ${accept} → 406 with the contract's body`, async () => {
         for (const route of ROUTES) {

@@ -91,7 +91,10 @@ function randomQuery(random: () => number): string {
 
 function assertSane(status: number, body: string, what: string) {
   assert.ok(status < 500, `${what} answered ${status}: ${body.slice(0, 200)}`);
-  if (body !== '') {
+  assert.doesNotMatch(body, /\bat .*\.ts:\d+/, `${what} leaked a stack trace`);
+  // A browser's Accept gets the page (web.md §1): a whole HTML document.
+  if (body.startsWith('<!doctype html>')) assert.match(body, /<\/html>\n$/, what);
+  else if (body !== '') {
     const parsed = JSON.parse(body);
     assert.equal(typeof parsed, 'object', what);
     assert.doesNotMatch(body, /\bat .*\.ts:\d+/, `${what} leaked a stack trace`);

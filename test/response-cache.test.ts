@@ -24,7 +24,14 @@ function snapshot(changes: Partial<Record<VersionedTable, number>> = {}) {
 }
 
 function representation(text: string, reads: VersionedTable[], under = snapshot()): Representation {
-  return new Representation(Buffer.from(text), { reads, versions: versionsOf(under, reads), changedUs: 0, allow: 'GET', vary: 'Accept' });
+  return new Representation(Buffer.from(text), {
+    reads,
+    versions: versionsOf(under, reads),
+    changedUs: 0,
+    headers: { allow: 'GET', vary: 'Accept' },
+    type: 'application/json',
+    expiresMs: 0,
+  });
 }
 
 describe('ResponseCache', () => {
@@ -337,7 +344,7 @@ describe('conditional GETs and compression over HTTP', () => {
   it('sends Vary: Accept, Accept-Encoding on errors of API routes too', async () => {
     for (const [path, headers, status] of [
       ['/api/users/?page=99', {}, 404],
-      ['/api/users/', { accept: 'text/html' }, 406],
+      ['/api/users/', { accept: 'application/xml' }, 406],
       ['/api/users/999999/', {}, 404],
     ] as const) {
       const res = await request(server.base, path, { headers });
@@ -351,8 +358,12 @@ describe('conditional GETs and compression over HTTP', () => {
     await request(server.base, '/api/projects/');
     const badToken = await request(server.base, '/api/projects/', { headers: { authorization: 'Token nope' } });
     assert.equal(badToken.status, 401);
+    const xml = await request(server.base, '/api/projects/', { headers: { accept: 'application/xml' } });
+    assert.equal(xml.status, 406);
+    // web.md §1: a browser's Accept gets the browsable page, not the cached JSON.
     const html = await request(server.base, '/api/projects/', { headers: { accept: 'text/html' } });
-    assert.equal(html.status, 406);
+    assert.equal(html.status, 200);
+    assert.equal(html.headers['content-type'], 'text/html; charset=utf-8');
     const admin = (await createToken(server.database.db, 'cache reader', 'admin', Date.now() * 1000)).secret;
     const good = await request(server.base, '/api/projects/', { headers: { authorization: `Token ${admin}` } });
     assert.equal(good.status, 200);

@@ -560,7 +560,8 @@ describe('routes and negotiation', () => {
     for (const accept of acceptable) {
       it(`${JSON.stringify(accept)} is acceptable`, () => assert.doesNotThrow(() => checkAccept(accept)));
     }
-    const unacceptable = ['application/xml', 'text/csv', 'text/html', 'garbage', 'text/*', 'image/png', 'application/jsonx'];
+    // `text/html` and `text/*` admit the HTML page now (web.md §1).
+    const unacceptable = ['application/xml', 'text/csv', 'garbage', 'image/png', 'application/jsonx', 'text/plain'];
     for (const accept of unacceptable) {
       it(`${JSON.stringify(accept)} → 406`, () => {
         assert.throws(

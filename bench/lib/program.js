@@ -120,6 +120,7 @@ const KNOWN = [
   'PUBLIC_URL',
   'TRUST_PROXY',
   'TIME_ZONE',
+  'SPACE_NAME',
   'PAGE_SIZE',
   'MAX_PAGE_SIZE',
   'AVATAR_FIELD',

@@ -9,7 +9,10 @@
 // the project's package.json (bench/micro/node_modules is ignored by git):
 //   npm install --prefix bench/micro --no-save negotiator@1 @fastify/accept-negotiator@2
 import { negotiateCoding } from '../../src/cache/content-coding.js';
-import { acceptsJson } from '../../src/drf/negotiation.js';
+import { preferredMedia } from '../../src/drf/negotiation.js';
+
+/** What acceptsJson answered before HTML pages existed: whether the Accept admits JSON at all. */
+const acceptsJson = (accept: string | undefined): boolean => preferredMedia(accept) !== null;
 import { measure, report, type Contender } from './rounds.js';
 
 type Libraries = {

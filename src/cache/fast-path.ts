@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
 import type { VersionSnapshot } from '../db/table-versions.js';
 import { HOST } from '../drf/links.js';
-import { acceptsJson } from '../drf/negotiation.js';
+import { preferredMedia } from '../drf/negotiation.js';
 import { sortedQuery, type QueryPair } from '../drf/query.js';
 import { parseTarget, type Target } from '../drf/request.js';
 import { redactUrl } from '../log.js';
@@ -13,13 +13,25 @@ import type { ResponseCache } from './response-cache.js';
 import { TurnVersions } from './turn-versions.js';
 
 /**
- * The cache key of a GET: everything its body depends on. The base URL (links are absolute),
- * the path as sent (links repeat it; it names the route and any format suffix) and the query
- * as the page links rebuild it (pairs sorted by key, re-encoded), so `?page=2&page_size=5` and
- * `?page_size=5&page=2` share one entry. The content coding is chosen within the entry.
+ * Which answers of a path share an entry: an API route's JSON, the same route's browsable HTML
+ * (what a browser's Accept picks, web.md §1), or a web page (always HTML, whatever the Accept).
  */
-export function cacheKey(base: string, rawPath: string, pairs: readonly QueryPair[]): string {
-  return pairs.length === 0 ? `${base} ${rawPath}` : `${base} ${rawPath}?${sortedQuery(pairs)}`;
+export type Variant = 'json' | 'html' | 'page';
+
+/**
+ * The cache key of a GET: everything its body depends on. The variant, the base URL (links are
+ * absolute), the path as sent (links repeat it; it names the route and any format suffix) and the
+ * query as the page links rebuild it (pairs sorted by key, re-encoded), so `?page=2&page_size=5`
+ * and `?page_size=5&page=2` share one entry. The content coding is chosen within the entry.
+ */
+export function cacheKey(base: string, rawPath: string, pairs: readonly QueryPair[], variant: Variant = 'json'): string {
+  const key = pairs.length === 0 ? `${base} ${rawPath}` : `${base} ${rawPath}?${sortedQuery(pairs)}`;
+  return variant === 'json' ? key : `${variant} ${key}`;
+}
+
+/** The variant of a GET: a page outside the API; on an API route, the media its Accept prefers (null: a 406 to make). */
+export function variantOf(url: string, accept: string | undefined): Variant | null {
+  return url.startsWith('/api/') ? preferredMedia(accept) : 'page';
 }
 
 /**
@@ -47,8 +59,9 @@ export interface FastReadsOptions {
  * The way past the framework for repeated reads: a GET or HEAD whose response is in the cache,
  * still built from the current versions of its tables, is answered straight from Node's request
  * handler, with the headers the full path would send (cache/read-answer.ts allHeaders()).
+ * Web pages (web/) and the browsable API take the same way, under keys of their own (Variant).
  * Anything else (a miss, a stale entry, a coding not made yet, credentials to check, an Accept
- * that needs negotiating, a base URL that needs proxy headers, shutdown) goes to the framework,
+ * that admits nothing, a base URL that needs proxy headers, shutdown) goes to the framework,
  * which answers it and fills the cache.
  */
 export class FastReads {
@@ -141,10 +154,11 @@ export class FastReads {
   /** The target, with its cache key, of a request the fast path may answer, or null. */
   private eligible(request: IncomingMessage): KeyedTarget | null {
     const { method, headers, url } = request;
-    if ((method !== 'GET' && method !== 'HEAD') || url === undefined || !url.startsWith('/api/')) return null;
+    if ((method !== 'GET' && method !== 'HEAD') || url === undefined) return null;
     // Credentials are checked (a bad token is a 401 even on a read); a body is the framework's to handle.
     if (headers.authorization !== undefined || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return null;
-    if (!acceptsJson(headers.accept)) return null;
+    const variant = variantOf(url, headers.accept);
+    if (variant === null) return null;
     const { config } = this.options;
     let base = config.publicUrl;
     if (base === null) {
@@ -159,7 +173,7 @@ export class FastReads {
       base = `http://${host}`;
     }
     const { rawPath, rawQuery, query } = parseTarget(url);
-    return { key: cacheKey(base, rawPath, query), rawPath, rawQuery, query };
+    return { key: cacheKey(base, rawPath, query, variant), rawPath, rawQuery, query };
   }
 }
 

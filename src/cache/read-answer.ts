@@ -83,7 +83,7 @@ function headersOf(
     const headers: Record<string, string> = { etag: representation.etags[coding], 'cache-control': options.cacheControl };
     if (lastModified !== null) headers['last-modified'] = lastModified;
     if (status === 200) {
-      headers['content-type'] = 'application/json';
+      headers['content-type'] = representation.source.type;
       if (coding !== 'identity') headers['content-encoding'] = coding;
       headers['content-length'] = String(representation.bodyIn(coding)!.length);
     }
@@ -96,12 +96,11 @@ const ALL_HEADERS_SLOT = 12;
 
 /**
  * Every header of an answer, as the full path sends them (the security and CORS headers of a
- * read, the route's Allow and Vary, then the answer's own), in one object built once per kind of
+ * read, the route's own (Allow, Vary, a page's CSP), then the answer's own), in one object built once per kind of
  * answer: the fast path writes it as it is, allocating nothing.
  */
 export function allHeaders(representation: Representation, answer: ReadAnswer): Readonly<Record<string, string>> {
   return representation.remember(ALL_HEADERS_SLOT + answer.kind, () => {
-    const { allow, vary } = representation.source;
-    return Object.freeze({ ...SECURITY_HEADERS, ...READ_HEADERS, allow, vary, ...answer.headers });
+    return Object.freeze({ ...SECURITY_HEADERS, ...READ_HEADERS, ...representation.source.headers, ...answer.headers });
   });
 }

@@ -18,14 +18,33 @@ export interface RepresentationSource {
   versions: readonly number[];
   /** When the newest of them last changed, in microseconds; 0 when none did (or no table is read). */
   changedUs: number;
-  /** The route's Allow and Vary headers, sent with every answer from it. */
-  allow: string;
-  vary: string;
+  /** The route's own headers (Allow and Vary; a page's Content-Security-Policy), sent with every answer from it. */
+  headers: Readonly<Record<string, string>>;
+  /** The body's Content-Type. */
+  type: string;
+  /** When the body stops being served, in milliseconds (a page that shows the time); 0: only a write ends it. */
+  expiresMs: number;
+}
+
+/** What a body is, besides the tables it is built from. */
+export interface BodyKind {
+  headers: Readonly<Record<string, string>>;
+  /** Content-Type; JSON when absent. */
+  type?: string;
+  /** How long it may be served, at most, in milliseconds; until a write when absent. */
+  maxAgeMs?: number;
 }
 
 /** The source of a body about to be built from some tables, as they are in `snapshot`. */
-export function sourceOf(snapshot: VersionSnapshot, reads: readonly VersionedTable[], headers: { allow: string; vary: string }): RepresentationSource {
-  return { reads, versions: versionsOf(snapshot, reads), changedUs: lastChangeOf(snapshot, reads), allow: headers.allow, vary: headers.vary };
+export function sourceOf(snapshot: VersionSnapshot, reads: readonly VersionedTable[], kind: BodyKind): RepresentationSource {
+  return {
+    reads,
+    versions: versionsOf(snapshot, reads),
+    changedUs: lastChangeOf(snapshot, reads),
+    headers: kind.headers,
+    type: kind.type ?? 'application/json',
+    expiresMs: kind.maxAgeMs === undefined ? 0 : Date.now() + kind.maxAgeMs,
+  };
 }
 
 /**
@@ -87,6 +106,8 @@ export class Representation {
   /** The Last-Modified header at `nowMs`, or null while the latest change is too recent (or unknown). */
   lastModifiedAt(nowMs: number): string | null {
     if (this.lastModified !== null) return this.lastModified;
+    // A body that changes with time alone (it expires) is not dated by its tables' last change.
+    if (this.source.expiresMs !== 0) return null;
     const changedMs = this.source.changedUs / 1000;
     if (changedMs <= 0 || nowMs < changedMs + LAST_MODIFIED_SETTLE_MS) return null;
     this.lastModifiedMs = Math.floor(changedMs / 1000) * 1000;

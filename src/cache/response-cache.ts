@@ -7,7 +7,8 @@ import type { Representation } from './representation.js';
  * to send again. A write drops exactly the responses built from the tables it changed (a door
  * post leaves the users' pages alone), as soon as any request sees the new versions; a response
  * is never served under versions other than its own. Memory is bounded by bytes (bodies in every
- * coding, and keys); the least recently used entries go first.
+ * coding, and keys); the least recently used entries go first. A body that shows the time (the
+ * dashboard's "3 hours ago", the opening hours up to now) also ends at its `expiresMs`.
  *
  * Not on lru-cache: measured (bench/micro/response-cache.ts, CPU time), it made a cached read
  * (has, observe, get) about twice as slow (71 → 138 ns) and a write's purge three times (0.8 →
@@ -53,7 +54,8 @@ export class ResponseCache {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
     const { representation } = entry;
-    if (!sameVersions(snapshot, representation.source.reads, representation.source.versions)) {
+    const { source } = representation;
+    if (!sameVersions(snapshot, source.reads, source.versions) || (source.expiresMs !== 0 && Date.now() >= source.expiresMs)) {
       this.delete(key, entry);
       return undefined;
     }

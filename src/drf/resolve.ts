@@ -3,7 +3,7 @@ import type { TokenInfo } from '../resources/tokens.js';
 import { authenticate, mayWrite } from './auth.js';
 import { forbidden, methodNotAllowed, notAuthenticated, notFound } from './errors.js';
 import { STREAM_VARY, VARY } from './headers.js';
-import { checkAccept, checkEventStreamAccept, requestedFormat, type Format } from './negotiation.js';
+import { checkEventStreamAccept, mediaOf, requestedFormat, type Format, type Media } from './negotiation.js';
 import type { QueryPair } from './query.js';
 import type { HttpRequest, Target } from './request.js';
 import { ALLOW, decodePath, matchRoute, SAFE_METHODS, WRITE_METHODS, type RouteMatch } from './routes.js';
@@ -15,6 +15,8 @@ export interface Resolved {
   rawPath: string;
   query: QueryPair[];
   format: Format | null;
+  /** What the answer is made of: JSON, or for a person's browser the browsable HTML page (web.md §1). */
+  media: Media;
   /** The caller's token, when it presented a valid one. */
   token: TokenInfo | null;
 }
@@ -45,13 +47,14 @@ export function routeHeaders(route: RouteMatch): { allow: string; vary: string }
 export async function checkRequest(request: HttpRequest, route: RouteMatch, target: Target, db: Db, throttle: FailureThrottle): Promise<Resolved> {
   const format = requestedFormat(route.suffix, target.query);
   // The event stream negotiates its own media type.
+  let media: Media = 'json';
   if (route.kind === 'stream') checkEventStreamAccept(request.headers.accept);
-  else checkAccept(request.headers.accept);
+  else media = mediaOf(request.headers.accept, format);
   const token = await authenticate(request, db, throttle);
   if (!SAFE_METHODS.has(request.method)) {
     if (token === null) throw notAuthenticated();
     if (!mayWrite(token, route, request.method)) throw forbidden();
     if (!WRITE_METHODS[route.kind].has(request.method)) throw methodNotAllowed(request.method);
   }
-  return { route, rawPath: target.rawPath, query: target.query, format, token };
+  return { route, rawPath: target.rawPath, query: target.query, format, media, token };
 }

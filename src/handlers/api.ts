@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastReads } from '../cache/fast-path.js';
-import type { ResponseCache } from '../cache/response-cache.js';
+import type { CachedBodies } from '../cache/cached-bodies.js';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
 import { baseUrlOf, linkStyle, recordContext } from '../drf/links.js';
@@ -12,6 +12,7 @@ import { describeRequest } from '../http/request.js';
 import type { SpaceFeed } from '../live/space-feed.js';
 import type { AnnouncedWrites } from '../live/writes.js';
 import type { TimeFormatter } from '../time.js';
+import type { Site } from '../web/layout.js';
 import { readHandler } from './read.js';
 import { streamHandler } from './stream.js';
 import { writeHandler } from './write.js';
@@ -21,8 +22,9 @@ export interface ApiDependencies {
   database: DatabaseHandle;
   times: TimeFormatter;
   avatar: (email: string) => string;
-  cache: ResponseCache;
+  bodies: CachedBodies;
   fast: FastReads;
+  site: Site;
   feed: SpaceFeed;
   writes: AnnouncedWrites;
 }
@@ -32,7 +34,7 @@ export function apiHandler(deps: ApiDependencies) {
   const { config, times, avatar } = deps;
   const stream = streamHandler(deps.feed);
   const write = writeHandler({ writes: deps.writes, timeZone: config.timeZone });
-  const read = readHandler({ db: deps.database.db, config, times, avatar, cache: deps.cache, fast: deps.fast });
+  const read = readHandler({ db: deps.database.db, config, times, avatar, bodies: deps.bodies, fast: deps.fast, site: deps.site });
   return async function api(request: FastifyRequest, reply: FastifyReply, resolved: Resolved): Promise<FastifyReply> {
     // The Host check every API route makes, the stream included (its events hold no links).
     const base = baseUrlOf(describeRequest(request), config);

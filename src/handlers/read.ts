@@ -1,15 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { cacheKey, type FastReads } from '../cache/fast-path.js';
-import { readAnswerWhenReady } from '../cache/read-answer.js';
-import { Representation, sourceOf } from '../cache/representation.js';
-import type { ResponseCache } from '../cache/response-cache.js';
-import { SharedBuilds } from '../cache/shared-builds.js';
+import type { CachedBodies } from '../cache/cached-bodies.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/connection.js';
 import type { VersionedTable } from '../db/table-versions.js';
 import { COLLECTIONS, collections } from '../drf/collections.js';
 import { ApiError, notFound } from '../drf/errors.js';
 import { apiUrl, linkStyle, pageUrl, recordContext, type LinkStyle } from '../drf/links.js';
+import { preferredMedia } from '../drf/negotiation.js';
 import { pageCount, pageNumberOf, pageSizeOf } from '../drf/pagination.js';
 import { lastValue } from '../drf/query.js';
 import { routeHeaders, type Resolved } from '../drf/resolve.js';
@@ -19,41 +17,59 @@ import { json } from '../json.js';
 import { openingHours, parseWeeks, spaceHoursRecord, WEEKS_MESSAGE } from '../resources/opening-hours.js';
 import { currentSpaceState, OpeningPositions, spaceStatusRecord } from '../resources/openings.js';
 import type { TimeFormatter } from '../time.js';
+import { browsablePage } from '../web/browsable.js';
+import { HTML_HEADERS, HTML_TYPE, type Site } from '../web/layout.js';
 
 export interface ReadDependencies {
   db: Db;
   config: Config;
   times: TimeFormatter;
   avatar: (email: string) => string;
-  cache: ResponseCache;
+  bodies: CachedBodies;
   fast: FastReads;
+  site: Site;
 }
 
 /**
  * GET and HEAD on an API route: from the response cache when the tables the body was built from
  * have not changed since, else built once (however many requests ask at the same time) and kept.
+ * A person's browser gets the same body as the browsable HTML page (web/browsable.ts), kept
+ * under a key of its own.
  */
-export function readHandler({ db, config, times, avatar, cache, fast }: ReadDependencies) {
+export function readHandler({ db, config, times, avatar, bodies, fast, site }: ReadDependencies) {
   const buildBody = bodyBuilder({ db, config, times, avatar });
-  const builds = new SharedBuilds<Representation>();
   return async function read(request: FastifyRequest, reply: FastifyReply, resolved: Resolved, base: string): Promise<FastifyReply> {
-    const key = cacheKey(base, resolved.rawPath, resolved.query);
+    // The key follows what the fast path sees (the Accept's pick); the body, the format too (`format=json` in a browser).
+    const key = cacheKey(base, resolved.rawPath, resolved.query, preferredMedia(request.headers.accept) ?? 'json');
+    const { route } = resolved;
+    const headers = routeHeaders(route);
+    const html = resolved.media === 'html';
     // Read before the body is built, so that the body is at least as new as the versions it is filed under.
     const snapshot = await fast.versionsFor(request.raw);
-    cache.observe(snapshot);
-    let representation = cache.get(key, snapshot);
-    if (representation === undefined) {
-      const source = sourceOf(snapshot, readsOf(resolved.route), routeHeaders(resolved.route));
-      representation = await builds.run(`${key}\n${source.versions.join('.')}`, async () => {
-        const built = new Representation(json(await buildBody(resolved, base)), source);
-        cache.set(key, built);
-        return built;
-      });
-    }
-    const answer = await readAnswerWhenReady(representation, request.headers, config);
-    cache.resize(key, representation);
+    const answer = await bodies.answer(key, snapshot, request.headers, {
+      reads: readsOf(route),
+      kind: html ? { headers: { ...headers, ...HTML_HEADERS }, type: HTML_TYPE, maxAgeMs: maxAgeOf(route) } : { headers, maxAgeMs: maxAgeOf(route) },
+      build: async () => {
+        const body = await buildBody(resolved, base);
+        if (!html) return json(body);
+        const { rawQuery } = fast.targetOf(request.raw);
+        const target = resolved.rawPath + (rawQuery === '' ? '' : `?${rawQuery}`);
+        const shown = [
+          ['Allow', headers.allow],
+          ['Content-Type', 'application/json'],
+          ['Vary', headers.vary],
+        ] as const;
+        return browsablePage(site, { method: 'GET', target, base, status: 200, headers: shown, body });
+      },
+    });
+    if (html) reply.headers(HTML_HEADERS);
     return sendAnswer(reply, answer);
   };
+}
+
+/** The opening hours end at the time of the request: they may be served for a minute (web.md §3). */
+function maxAgeOf(route: RouteMatch): number | undefined {
+  return route.kind === 'hours' ? 60_000 : undefined;
 }
 
 /** The tables a GET on a route reads: what the cache checks its response against. */

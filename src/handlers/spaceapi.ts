@@ -48,7 +48,7 @@ export function spaceApiHandler(database: DatabaseHandle, setup: SpaceApiSetup, 
     if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(request.method);
     const snapshot = await database.versions();
     if (cached === undefined || !sameVersions(snapshot, READS, cached.source.versions)) {
-      const source = sourceOf(snapshot, READS, HEADERS);
+      const source = sourceOf(snapshot, READS, { headers: HEADERS });
       cached = new Representation(json(spaceApiDocument(setup, await readLiveParts(database.db, setup))), source);
     }
     return sendAnswer(reply, await readAnswerWhenReady(cached, request.headers, options));

@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ReadAnswer } from '../cache/read-answer.js';
 import { json } from '../json.js';
 
@@ -15,4 +15,15 @@ export function sendJson(reply: FastifyReply, body: unknown): FastifyReply {
 export function sendAnswer(reply: FastifyReply, answer: ReadAnswer): FastifyReply {
   reply.code(answer.status).headers(answer.headers);
   return answer.status === 304 ? reply.send() : reply.send(answer.body);
+}
+
+/** The HTML form of an error for a person's browser, or null for the contract's JSON (web/error-pages.ts). */
+export type HtmlError = (request: FastifyRequest, reply: FastifyReply, status: number, body: unknown) => Buffer | null;
+
+/** An error's answer: the page a browser gets (htmlError), else the contract's JSON. */
+export function sendError(request: FastifyRequest, reply: FastifyReply, status: number, body: unknown, htmlError: HtmlError): FastifyReply {
+  reply.code(status);
+  const page = htmlError(request, reply, status, body);
+  if (page === null) return sendJson(reply, body);
+  return reply.header('content-type', 'text/html; charset=utf-8').send(page);
 }

@@ -1,13 +1,14 @@
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { SECURITY_HEADERS } from '../drf/headers.js';
-import { sendJson } from './reply.js';
+import { sendError, type HtmlError } from './reply.js';
 
 /** A path the router cannot even decode (`/api/%zz`) is a path we have no route for. */
-export function frameworkError(error: FastifyError, reply: FastifyReply): FastifyReply {
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, htmlError: HtmlError): FastifyReply {
   reply.headers(SECURITY_HEADERS);
-  if (error.code === 'FST_ERR_BAD_URL') return sendJson(reply.code(404), { detail: 'Not found.' });
-  return sendJson(reply.code(400), { detail: 'Bad request.' });
+  const [status, body] = error.code === 'FST_ERR_BAD_URL' ? [404, { detail: 'Not found.' }] : [400, { detail: 'Bad request.' }];
+  // A browser asking for a page by a malformed URL gets the "not found" page, as for any other 404.
+  return sendError(request, reply.header('vary', 'Accept'), status, body, htmlError);
 }
 
 /**

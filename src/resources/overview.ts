@@ -1,0 +1,222 @@
+import type { Db } from '../db/connection.js';
+
+/**
+ * What the web pages show of the community, read straight from the tables: the dashboard's lists
+ * and the detail pages' records with the names they link to. No e-mail address is ever selected.
+ */
+
+export interface UserName {
+  id: number;
+  username: string;
+}
+
+export interface ProjectSummary {
+  id: number;
+  title: string;
+  status: string;
+  progress: number;
+  short_description: string;
+  maintainer: UserName;
+}
+
+export interface EventSummary {
+  id: number;
+  title: string;
+  place: string;
+  start_us: number | null;
+  stop_us: number | null;
+}
+
+export interface MeetingSummary {
+  id: number;
+  event_id: number;
+  title: string;
+  start_us: number | null;
+}
+
+/** Events still to come (stop in the future, or start when there is no stop) that are ready, soonest first. */
+export async function upcomingEvents(db: Db, nowUs: number, limit: number): Promise<EventSummary[]> {
+  const rows = await db
+    .selectFrom('events')
+    .select(['id', 'title', 'place', 'start_us', 'stop_us'])
+    .where('status', '=', 'r')
+    .where((eb) => eb.or([eb('stop_us', '>', nowUs), eb.and([eb('stop_us', 'is', null), eb('start_us', '>', nowUs)])]))
+    .orderBy('start_us')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(eventSummary);
+}
+
+/** Every project with its maintainer's name, by id (the dashboard groups them by status). */
+export async function projectSummaries(db: Db): Promise<ProjectSummary[]> {
+  const rows = await db
+    .selectFrom('projects')
+    .innerJoin('users', 'users.id', 'projects.maintainer_id')
+    .select(['projects.id', 'projects.title', 'projects.status', 'projects.progress', 'projects.short_description', 'users.id as user_id', 'users.username'])
+    .orderBy('projects.id')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    title: r.title,
+    status: r.status,
+    progress: r.progress,
+    short_description: r.short_description,
+    maintainer: { id: r.user_id, username: r.username },
+  }));
+}
+
+/** The latest meetings, by their event's start (newest first), with the event's title. */
+export async function recentMeetings(db: Db, limit: number): Promise<MeetingSummary[]> {
+  const rows = await db
+    .selectFrom('meetings')
+    .innerJoin('events', 'events.id', 'meetings.event_id')
+    .select(['meetings.id', 'meetings.event_id', 'events.title', 'events.start_us'])
+    .orderBy('events.start_us', 'desc')
+    .orderBy('meetings.id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ id: r.id, event_id: r.event_id, title: r.title, start_us: r.start_us === null ? null : Number(r.start_us) }));
+}
+
+/** How many members there are, and how many of them hold a key. */
+export async function memberCounts(db: Db): Promise<{ members: number; keyHolders: number }> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => [eb.fn.countAll<string | number>().as('members'), eb.fn.sum<string | number | null>('has_key').as('key_holders')])
+    .executeTakeFirstOrThrow();
+  return { members: Number(row.members), keyHolders: Number(row.key_holders ?? 0) };
+}
+
+export interface ProjectPage extends ProjectSummary {
+  content: string;
+  participants: UserName[];
+}
+
+export async function projectPage(db: Db, id: number): Promise<ProjectPage | undefined> {
+  const row = await db
+    .selectFrom('projects')
+    .innerJoin('users', 'users.id', 'projects.maintainer_id')
+    .select(['projects.id', 'projects.title', 'projects.status', 'projects.progress', 'projects.short_description', 'projects.content', 'users.id as user_id', 'users.username'])
+    .where('projects.id', '=', id)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  const participants = await linkedUsers(db, 'project_participants', 'project_id', id);
+  return {
+    id: row.id,
+    title: row.title,
+    status: row.status,
+    progress: row.progress,
+    short_description: row.short_description,
+    content: row.content,
+    maintainer: { id: row.user_id, username: row.username },
+    participants,
+  };
+}
+
+export interface EventPage extends EventSummary {
+  status: string;
+  description: string;
+  organizer: UserName | null;
+  meeting_id: number | null;
+}
+
+export async function eventPage(db: Db, id: number): Promise<EventPage | undefined> {
+  const row = await db
+    .selectFrom('events')
+    .leftJoin('users', 'users.id', 'events.organizer_id')
+    .leftJoin('meetings', 'meetings.event_id', 'events.id')
+    .select([
+      'events.id',
+      'events.title',
+      'events.place',
+      'events.start_us',
+      'events.stop_us',
+      'events.status',
+      'events.description',
+      'users.id as user_id',
+      'users.username',
+      'meetings.id as meeting_id',
+    ])
+    .where('events.id', '=', id)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  return {
+    ...eventSummary(row),
+    status: row.status,
+    description: row.description,
+    organizer: row.user_id === null || row.username === null ? null : { id: row.user_id, username: row.username },
+    meeting_id: row.meeting_id,
+  };
+}
+
+export interface MeetingPage extends MeetingSummary {
+  agenda: string;
+  minutes: string;
+  pad: string;
+  ongoing: boolean;
+  members: UserName[];
+}
+
+export async function meetingPage(db: Db, id: number): Promise<MeetingPage | undefined> {
+  const row = await db
+    .selectFrom('meetings')
+    .innerJoin('events', 'events.id', 'meetings.event_id')
+    .select(['meetings.id', 'meetings.event_id', 'meetings.agenda', 'meetings.minutes', 'meetings.pad', 'meetings.ongoing', 'events.title', 'events.start_us'])
+    .where('meetings.id', '=', id)
+    .executeTakeFirst();
+  if (row === undefined) return undefined;
+  return {
+    id: row.id,
+    event_id: row.event_id,
+    title: row.title,
+    start_us: row.start_us === null ? null : Number(row.start_us),
+    agenda: row.agenda,
+    minutes: row.minutes,
+    pad: row.pad,
+    ongoing: Boolean(row.ongoing),
+    members: await linkedUsers(db, 'meeting_members', 'meeting_id', id),
+  };
+}
+
+export interface MemberPage extends UserName {
+  hasKey: boolean;
+  maintains: { id: number; title: string }[];
+  participates: { id: number; title: string }[];
+}
+
+export async function memberPage(db: Db, id: number): Promise<MemberPage | undefined> {
+  const user = await db.selectFrom('users').select(['id', 'username', 'has_key']).where('id', '=', id).executeTakeFirst();
+  if (user === undefined) return undefined;
+  const maintains = await db.selectFrom('projects').select(['id', 'title']).where('maintainer_id', '=', id).orderBy('id').execute();
+  const participates = await db
+    .selectFrom('project_participants')
+    .innerJoin('projects', 'projects.id', 'project_participants.project_id')
+    .select(['projects.id', 'projects.title'])
+    .where('project_participants.user_id', '=', id)
+    .orderBy('projects.id')
+    .execute();
+  return { id: user.id, username: user.username, hasKey: Boolean(user.has_key), maintains, participates };
+}
+
+function eventSummary(row: { id: number; title: string; place: string; start_us: number | null; stop_us: number | null }): EventSummary {
+  return {
+    id: row.id,
+    title: row.title,
+    place: row.place,
+    start_us: row.start_us === null ? null : Number(row.start_us),
+    stop_us: row.stop_us === null ? null : Number(row.stop_us),
+  };
+}
+
+async function linkedUsers(db: Db, table: 'project_participants' | 'meeting_members', column: 'project_id' | 'meeting_id', id: number): Promise<UserName[]> {
+  // Both link tables have (owner column, user_id); the union type keeps Kysely's checks.
+  const rows = await db
+    .selectFrom(table as 'project_participants')
+    .innerJoin('users', 'users.id', 'user_id')
+    .select(['users.id', 'users.username'])
+    .where(column as 'project_id', '=', id)
+    .orderBy('users.id')
+    .execute();
+  return rows;
+}
