@@ -1,0 +1,187 @@
+/*
+ * The dashboard's live state (../shared/spec/web.md §3). Plain ES2020 for the browser, no build step,
+ * written for a strict CSP (script-src 'self': no inline handlers, no eval). Loaded with `defer` on
+ * `/` only; on a page without `#space-state` it does nothing.
+ *
+ * The server renders the complete page; this only keeps it current:
+ * - it listens to `/api/space/stream/` (`event: state`, data `{"is_open": true|false|null,
+ *   "since": "ISO-8601"|null}`), and on each event sets `data-open` on `#space-state`, the
+ *   `.state-word`, the `<time>` (datetime and relative text), `.state-absolute` (in the section's
+ *   `data-time-zone`), `.state-stale` and the page title ("Open · NAME");
+ * - it refreshes the relative time every 30 s (a server-rendered or cached page may be minutes old);
+ * - it sets `data-live` on `#space-state`: "connected" once a state has come from the stream,
+ *   "reconnecting" while the stream is down (absent until the first event, and without JavaScript).
+ *
+ * Never throws: a missing element is skipped, a malformed event is ignored.
+ */
+/* global document, window, EventSource */
+(function () {
+  'use strict';
+
+  var STREAM_URL = '/api/space/stream/';
+  var REFRESH_MS = 30 * 1000;
+  var DAY_MS = 24 * 60 * 60 * 1000;
+  // A state older than this is "stale": the page says how long it has not changed. The server
+  // renders `.state-stale` by the same rule (older than 7 days; N counted in whole days, rounded
+  // down), so that a page without JavaScript says the same thing.
+  var STALE_DAYS = 7;
+
+  var section = document.getElementById('space-state');
+  if (!section) return;
+
+  var siteNameElement = document.querySelector('.site-name');
+  var siteName = siteNameElement ? siteNameElement.textContent.trim() : '';
+
+  var relativeFormat = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+  var absoluteFormat = makeAbsoluteFormat(section.getAttribute('data-time-zone'));
+
+  function makeAbsoluteFormat(timeZone) {
+    // The server's format (src/web/format.ts, PageTimes.date), so that a live update reads like a reload.
+    var options = { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' };
+    if (timeZone) {
+      try {
+        return new Intl.DateTimeFormat('en-GB', Object.assign({ timeZone: timeZone }, options));
+      } catch {
+        // An unknown time zone: fall back to the browser's own.
+      }
+    }
+    return new Intl.DateTimeFormat('en-GB', options);
+  }
+
+  /** "Tue, 25 Nov 2026, 14:00", as the server writes it. */
+  function formatAbsolute(date) {
+    return absoluteFormat.format(date);
+  }
+
+  /** "just now", "5 minutes ago", "3 hours ago", "yesterday", "2 days ago". */
+  function formatRelative(date, now) {
+    var seconds = Math.max(0, (now - date.getTime()) / 1000);
+    if (seconds < 60) return 'just now';
+    var minutes = Math.floor(seconds / 60);
+    if (minutes < 60) return relativeFormat.format(-minutes, 'minute');
+    var hours = Math.floor(minutes / 60);
+    if (hours < 24) return relativeFormat.format(-hours, 'hour');
+    return relativeFormat.format(-Math.floor(hours / 24), 'day');
+  }
+
+  function parseDate(text) {
+    if (!text) return null;
+    var date = new Date(text);
+    return isNaN(date.getTime()) ? null : date;
+  }
+
+  /** The `.state-since` paragraph with its `<time>` and `.state-absolute`, made if the page lacks them. */
+  function sinceElements() {
+    var since = section.querySelector('.state-since');
+    if (!since) {
+      since = document.createElement('p');
+      since.className = 'state-since';
+      var word = section.querySelector('.state-word');
+      section.insertBefore(since, word ? word.nextSibling : section.firstChild);
+    }
+    var time = since.querySelector('time');
+    var absolute = since.querySelector('.state-absolute');
+    if (!time || !absolute) {
+      since.textContent = 'since ';
+      time = document.createElement('time');
+      time.className = 'state-relative';
+      absolute = document.createElement('span');
+      absolute.className = 'state-absolute';
+      since.appendChild(time);
+      since.appendChild(document.createTextNode(' '));
+      since.appendChild(absolute);
+    }
+    return { since: since, time: time, absolute: absolute };
+  }
+
+  /** The relative time and the stale note, from the `<time>`'s datetime and the clock. */
+  function refresh() {
+    var time = section.querySelector('.state-since time');
+    var date = parseDate(time && time.getAttribute('datetime'));
+    var now = Date.now();
+    if (time && date) {
+      var text = formatRelative(date, now);
+      if (time.textContent !== text) time.textContent = text;
+    }
+    var stale = section.querySelector('.state-stale');
+    if (stale) {
+      var age = date ? now - date.getTime() : 0;
+      if (age > STALE_DAYS * DAY_MS) {
+        stale.textContent = 'No change for ' + Math.floor(age / DAY_MS) + ' days.';
+        stale.hidden = false;
+      } else {
+        stale.hidden = true;
+      }
+    }
+  }
+
+  function apply(state) {
+    if (!state || typeof state !== 'object') return;
+    var isOpen = state.is_open;
+    var word = isOpen === true ? 'Open' : isOpen === false ? 'Closed' : 'Unknown';
+    if (isOpen === true || isOpen === false) section.setAttribute('data-open', String(isOpen));
+    else section.removeAttribute('data-open');
+
+    var wordElement = section.querySelector('.state-word');
+    if (wordElement) wordElement.textContent = word;
+
+    var date = parseDate(state.since);
+    if (date) {
+      var parts = sinceElements();
+      parts.since.hidden = false;
+      parts.time.setAttribute('datetime', state.since);
+      parts.absolute.textContent = '(' + formatAbsolute(date) + ')';
+    } else {
+      var since = section.querySelector('.state-since');
+      if (since) since.hidden = true;
+    }
+    refresh();
+
+    document.title = siteName ? word + ' · ' + siteName : word;
+  }
+
+  function onState(event) {
+    var state;
+    try {
+      state = JSON.parse(event.data);
+    } catch {
+      return; // not JSON: ignore this event, keep listening
+    }
+    apply(state);
+    section.setAttribute('data-live', 'connected');
+  }
+
+  // EventSource reconnects by itself after a dropped connection (readyState CONNECTING). It gives
+  // up only when the server answers with an error status or another content type (CLOSED): then
+  // we open a new one, waiting longer each time (5 s, 10 s, … at most 5 minutes).
+  var retryMs = 5000;
+  var source = null;
+  function connect() {
+    if (typeof EventSource !== 'function') return;
+    try {
+      source = new EventSource(STREAM_URL);
+    } catch {
+      return;
+    }
+    source.addEventListener('state', onState);
+    source.addEventListener('open', function () {
+      retryMs = 5000;
+    });
+    source.addEventListener('error', function () {
+      section.setAttribute('data-live', 'reconnecting');
+      if (source && source.readyState === EventSource.CLOSED) {
+        source.close();
+        source = null;
+        window.setTimeout(connect, retryMs);
+        retryMs = Math.min(retryMs * 2, 5 * 60 * 1000);
+      }
+    });
+  }
+
+  refresh();
+  window.setInterval(refresh, REFRESH_MS);
+  document.addEventListener('visibilitychange', function () {
+    if (!document.hidden) refresh();
+  });
+  connect();
+})();
