@@ -46,6 +46,7 @@ describe('preferredMedia (web.md §1)', () => {
 });
 
 const HOSTILE = [
+  '# Plan',
   '<script>window.__pwned=1</script>',
   '<img src=x onerror="window.__pwned=2">',
   '[x](javascript:window.__pwned=3)',
@@ -239,6 +240,8 @@ describe('the dashboard and the pages', () => {
     const page = await request(server.base, '/projects/1/');
     assertHtml(page, 200);
     assert.match(page.body, /<h1>Laser cutter<\/h1>/);
+    // The Markdown's own headings sit under the page's h1 and the section's h2.
+    assert.match(page.body, /<h2>About the project<\/h2><div class="markdown"><h3>Plan<\/h3>/);
     assert.match(page.body, /<strong>Bold<\/strong> and <a href="https:\/\/example.org\/docs" rel="nofollow noopener">a link<\/a>/);
     // Raw HTML shows as text; links and images of other schemes stay text; no element carries a handler.
     assert.doesNotMatch(page.body, /<script>window|<img|href="(javascript|data):|<[^>]+\son[a-z]+=/i);

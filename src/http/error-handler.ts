@@ -21,8 +21,9 @@ export function errorHandler(htmlError: HtmlError) {
   return function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
     const { status, body, headers } = answerOf(error, request);
     if (headers) reply.headers(headers);
-    // Whether a 404 is a page or JSON depends on Accept: caches must know (routes' own Vary already says so).
-    if (!reply.hasHeader('vary')) reply.header('vary', 'Accept');
+    // Whether a 404 is a page or JSON depends on Accept: caches must know. API routes say so in
+    // their own Vary already; the health check's other answers never vary.
+    if (status === 404 && !reply.hasHeader('vary')) reply.header('vary', 'Accept');
     return sendError(request, reply, status, body, htmlError);
   };
 }

@@ -25,5 +25,6 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, status: 
   reply.code(status);
   const page = htmlError(request, reply, status, body);
   if (page === null) return sendJson(reply, body);
+  if (!reply.hasHeader('vary')) reply.header('vary', 'Accept');
   return reply.header('content-type', 'text/html; charset=utf-8').send(page);
 }

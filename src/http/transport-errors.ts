@@ -8,7 +8,7 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
   reply.headers(SECURITY_HEADERS);
   const [status, body] = error.code === 'FST_ERR_BAD_URL' ? [404, { detail: 'Not found.' }] : [400, { detail: 'Bad request.' }];
   // A browser asking for a page by a malformed URL gets the "not found" page, as for any other 404.
-  return sendError(request, reply.header('vary', 'Accept'), status, body, htmlError);
+  return sendError(request, status === 404 ? reply.header('vary', 'Accept') : reply, status, body, htmlError);
 }
 
 /**

@@ -27,16 +27,17 @@ export function browsablePage(site: Site, exchange: ApiExchange): Buffer {
   const page = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
   const pager = [pagerLink(page.previous, base, 'prev', 'Previous page'), pagerLink(page.next, base, 'next', 'Next page')].filter((link) => link !== null);
   const main = html`${breadcrumbs(path)}
-    <h1>${titleOf(path)}</h1>
-    <p class="request-line"><code>${method} ${target}</code></p>
-    <div class="response" role="region" aria-label="Response" tabindex="0">
-      <pre class="headers"><code>HTTP ${status} ${reason}
+<h1>${titleOf(path)}</h1>
+<p class="request-line"><code>${method} ${target}</code></p>
+<div class="response" role="region" aria-label="Response" tabindex="0">
+<pre class="headers"><code>HTTP ${status} ${reason}
 ${headers.map(([name, value]) => `${name}: ${value}\n`)}</code></pre>
-      <pre class="json"><code>${jsonWithLinks(body, base)}</code></pre>
-    </div>
-    ${pager.length > 0 ? html`<nav class="pager" aria-label="Pages">${pager}</nav>` : ''}
-    <p class="raw"><a href="${withFormatJson(target)}">Raw JSON</a></p>
-    <div class="curl"><label for="curl">The same request from a terminal</label> <input id="curl" readonly value="${curlCommand(base + target)}" /></div>`;
+<pre class="json"><code>${jsonWithLinks(body, base)}</code></pre>
+</div>
+${pager.length > 0 ? html`<nav class="pager" aria-label="Pages">${pager}</nav>` : ''}
+<p class="raw"><a href="${withFormatJson(target)}">Raw JSON</a></p>
+<div class="curl"><label for="curl">The same request from a terminal</label>
+<input id="curl" readonly value="${curlCommand(base + target)}"></div>`;
   return layout(site, { title: `${titleOf(path)} (API)`, main });
 }
 
@@ -56,11 +57,7 @@ function breadcrumbs(path: string): Html {
     const current = i === segments.length - 1;
     return html`<li>${current ? html`<a href="${href}" aria-current="page">${segment}</a>` : html`<a href="${href}">${segment}</a>`}</li>`;
   });
-  return html`<nav class="breadcrumbs" aria-label="Breadcrumbs">
-    <ol>
-      ${crumbs}
-    </ol>
-  </nav>`;
+  return html`<nav class="breadcrumbs" aria-label="Breadcrumbs"><ol>${crumbs}</ol></nav>`;
 }
 
 function pagerLink(url: unknown, base: string, rel: 'prev' | 'next', label: string): Html | null {

@@ -22,21 +22,17 @@ const BUILDERS: Record<DetailKind, Builder> = {
     const project = await projectPage(db, id);
     if (project === undefined) return undefined;
     const main = html`<article class="detail">
-      <h1>${project.title}</h1>
-      <p class="lead">${project.short_description}</p>
-      <dl class="facts">
-        <dt>Status</dt>
-        <dd>${PROJECT_STATUS_NAMES[project.status] ?? project.status}</dd>
-        <dt>Progress</dt>
-        <dd><progress max="100" value="${project.progress}" aria-label="Progress">${project.progress} %</progress> ${project.progress} %</dd>
-        <dt>Maintainer</dt>
-        <dd>${memberLink(project.maintainer)}</dd>
-        <dt>Participants</dt>
-        <dd>${people(project.participants)}</dd>
-      </dl>
-      ${markdownBlock('About the project', project.content)}
-      <p class="raw"><a href="/api/projects/${project.id}/">This project in the API</a></p>
-    </article>`;
+<h1>${project.title}</h1>
+<p class="lead">${project.short_description}</p>
+<dl class="facts">
+<dt>Status</dt><dd>${PROJECT_STATUS_NAMES[project.status] ?? project.status}</dd>
+<dt>Progress</dt><dd><progress max="100" value="${project.progress}" aria-label="Progress">${project.progress} %</progress> ${project.progress} %</dd>
+<dt>Maintainer</dt><dd>${memberLink(project.maintainer)}</dd>
+<dt>Participants</dt><dd>${people(project.participants)}</dd>
+</dl>
+${markdownBlock('About the project', project.content)}
+<p class="raw"><a href="/api/projects/${project.id}/">This project in the API</a></p>
+</article>`;
     return layout(site, { title: project.title, main });
   },
 
@@ -44,26 +40,17 @@ const BUILDERS: Record<DetailKind, Builder> = {
     const event = await eventPage(db, id);
     if (event === undefined) return undefined;
     const main = html`<article class="detail">
-      <h1>${event.title}</h1>
-      <dl class="facts">
-        <dt>When</dt>
-        <dd>${eventWhen(event, times)}</dd>
-        <dt>Where</dt>
-        <dd>${event.place || 'to be announced'}</dd>
-        <dt>Status</dt>
-        <dd>${EVENT_STATUS_NAMES[event.status] ?? event.status}</dd>
-        <dt>Organizer</dt>
-        <dd>${event.organizer === null ? 'none' : memberLink(event.organizer)}</dd>
-        ${
-          event.meeting_id === null
-            ? ''
-            : html`<dt>Meeting</dt>
-                <dd><a href="/meetings/${event.meeting_id}/">Agenda and minutes</a></dd>`
-        }
-      </dl>
-      ${markdownBlock('Description', event.description)}
-      <p class="raw"><a href="/api/events/${event.id}/">This event in the API</a> · <a href="/events.ics">Calendar feed</a></p>
-    </article>`;
+<h1>${event.title}</h1>
+<dl class="facts">
+<dt>When</dt><dd>${eventWhen(event, times)}</dd>
+<dt>Where</dt><dd>${event.place || 'to be announced'}</dd>
+<dt>Status</dt><dd>${EVENT_STATUS_NAMES[event.status] ?? event.status}</dd>
+<dt>Organizer</dt><dd>${event.organizer === null ? 'none' : memberLink(event.organizer)}</dd>
+${event.meeting_id === null ? '' : html`<dt>Meeting</dt><dd><a href="/meetings/${event.meeting_id}/">Agenda and minutes</a></dd>`}
+</dl>
+${markdownBlock('Description', event.description)}
+<p class="raw"><a href="/api/events/${event.id}/">This event in the API</a> · <a href="/events.ics">Calendar feed</a></p>
+</article>`;
     return layout(site, { title: event.title, main });
   },
 
@@ -71,24 +58,17 @@ const BUILDERS: Record<DetailKind, Builder> = {
     const meeting = await meetingPage(db, id);
     if (meeting === undefined) return undefined;
     const main = html`<article class="detail">
-      <h1>Meeting: ${meeting.title}</h1>
-      <dl class="facts">
-        <dt>When</dt>
-        <dd>${meeting.start_us === null ? 'date to be announced' : times.date(meeting.start_us)}</dd>
-        <dt>Event</dt>
-        <dd><a href="/events/${meeting.event_id}/">${meeting.title}</a></dd>
-        <dt>Present</dt>
-        <dd>${people(meeting.members)}</dd>
-        ${
-          meeting.ongoing
-            ? html`<dt>Status</dt>
-                <dd>Ongoing</dd>`
-            : ''
-        }
-      </dl>
-      ${markdownBlock('Agenda', meeting.agenda)} ${markdownBlock('Minutes', meeting.minutes)}
-      <p class="raw"><a href="/api/meetings/${meeting.id}/">This meeting in the API</a></p>
-    </article>`;
+<h1>Meeting: ${meeting.title}</h1>
+<dl class="facts">
+<dt>When</dt><dd>${meeting.start_us === null ? 'date to be announced' : times.date(meeting.start_us)}</dd>
+<dt>Event</dt><dd><a href="/events/${meeting.event_id}/">${meeting.title}</a></dd>
+<dt>Present</dt><dd>${people(meeting.members)}</dd>
+${meeting.ongoing ? html`<dt>Status</dt><dd>Ongoing</dd>` : ''}
+</dl>
+${markdownBlock('Agenda', meeting.agenda)}
+${markdownBlock('Minutes', meeting.minutes)}
+<p class="raw"><a href="/api/meetings/${meeting.id}/">This meeting in the API</a></p>
+</article>`;
     return layout(site, { title: `Meeting: ${meeting.title}`, main });
   },
 
@@ -96,23 +76,16 @@ const BUILDERS: Record<DetailKind, Builder> = {
     const member = await memberPage(db, id);
     if (member === undefined) return undefined;
     const projectList = (projects: { id: number; title: string }[]) =>
-      projects.length === 0
-        ? html`none`
-        : html`<ul>
-            ${projects.map((p) => html`<li><a href="/projects/${p.id}/">${p.title}</a></li>`)}
-          </ul>`;
+      projects.length === 0 ? html`none` : html`<ul>${projects.map((p) => html`<li><a href="/projects/${p.id}/">${p.title}</a></li>`)}</ul>`;
     const main = html`<article class="detail">
-      <h1>${member.username}</h1>
-      <dl class="facts">
-        <dt>Key holder</dt>
-        <dd>${member.hasKey ? 'Yes' : 'No'}</dd>
-        <dt>Maintains</dt>
-        <dd>${projectList(member.maintains)}</dd>
-        <dt>Takes part in</dt>
-        <dd>${projectList(member.participates)}</dd>
-      </dl>
-      <p class="raw"><a href="/api/users/${member.id}/">This member in the API</a></p>
-    </article>`;
+<h1>${member.username}</h1>
+<dl class="facts">
+<dt>Key holder</dt><dd>${member.hasKey ? 'Yes' : 'No'}</dd>
+<dt>Maintains</dt><dd>${projectList(member.maintains)}</dd>
+<dt>Takes part in</dt><dd>${projectList(member.participates)}</dd>
+</dl>
+<p class="raw"><a href="/api/users/${member.id}/">This member in the API</a></p>
+</article>`;
     return layout(site, { title: member.username, main });
   },
 };
@@ -128,8 +101,5 @@ function people(users: UserName[]): Html {
 
 function markdownBlock(heading: string, source: string): Html {
   if (source.trim() === '') return html``;
-  return html`<section aria-label="${heading}">
-    <h2>${heading}</h2>
-    <div class="markdown">${renderMarkdown(source)}</div>
-  </section>`;
+  return html`<section aria-label="${heading}"><h2>${heading}</h2><div class="markdown">${renderMarkdown(source, 3)}</div></section>`;
 }

@@ -43,49 +43,27 @@ export function openingHoursSection(openShare: readonly (readonly number[])[], w
   const cells = openShare.map((row, day) =>
     row.map(
       (share, hour) =>
-        html`<rect class="cell" data-level="${levelOf(share)}" x="${LEFT + hour * CELL}" y="${TOP + day * CELL}" width="${CELL - GAP}" height="${CELL - GAP}" rx="3"
-          ><title>${cellTitle(day, hour, share)}</title></rect
-        >`,
+        html`<rect class="cell" data-level="${levelOf(share)}" x="${LEFT + hour * CELL}" y="${TOP + day * CELL}" width="${CELL - GAP}" height="${CELL - GAP}" rx="3"><title>${cellTitle(day, hour, share)}</title></rect>`,
     ),
   );
   const hourLabels = [0, 3, 6, 9, 12, 15, 18, 21].map((hour) => html`<text class="axis" x="${LEFT + hour * CELL}" y="${TOP - 6}">${String(hour).padStart(2, '0')}</text>`);
   const dayLabels = DAY_NAMES.map((name, day) => html`<text class="axis" x="0" y="${TOP + day * CELL + CELL * 0.65}">${name.slice(0, 3)}</text>`);
   return html`<section class="hours" aria-labelledby="hours-heading">
-    <h2 id="hours-heading">Opening hours</h2>
-    <p class="hours-summary">${hoursSummary(openShare, weeks)}</p>
-    <svg id="opening-hours" class="heatmap" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="hours-svg-title">
-      <title id="hours-svg-title">Share of time open by weekday and hour over the last ${weeks} weeks (details in the table below)</title>
-      ${hourLabels}${dayLabels}${cells}
-    </svg>
-    <ul class="legend" aria-label="Legend">
-      ${LEVELS.map((level, i) => html`<li><span class="swatch" data-level="${i}"></span> ${level.label}</li>`)}
-    </ul>
-    <details class="hours-table">
-      <summary>The same as a table</summary>
-      <div class="table-scroll">
-        <table>
-          <caption>
-            Share of time open, by weekday (rows) and hour (columns), last ${weeks} weeks
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Day</th>
-              ${openShare[0].map((_, hour) => html`<th scope="col">${String(hour).padStart(2, '0')}</th>`)}
-            </tr>
-          </thead>
-          <tbody>
-            ${openShare.map(
-              (row, day) =>
-                html`<tr>
-                  <th scope="row">${DAY_NAMES[day]}</th>
-                  ${row.map((share) => html`<td>${percent(share)}</td>`)}
-                </tr>`,
-            )}
-          </tbody>
-        </table>
-      </div>
-    </details>
-  </section>`;
+<h2 id="hours-heading">Opening hours</h2>
+<p class="hours-summary">${hoursSummary(openShare, weeks)}</p>
+<svg id="opening-hours" class="heatmap" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="hours-svg-title">
+<title id="hours-svg-title">Share of time open by weekday and hour over the last ${weeks} weeks (details in the table below)</title>
+${hourLabels}${dayLabels}${cells}
+</svg>
+<ul class="legend" aria-label="Legend">${LEVELS.map((level, i) => html`<li><span class="swatch" data-level="${i}"></span> ${level.label}</li>`)}</ul>
+<details class="hours-table"><summary>The same as a table</summary>
+<div class="table-scroll"><table>
+<caption>Share of time open, by weekday (rows) and hour (columns), last ${weeks} weeks</caption>
+<thead><tr><th scope="col">Day</th>${openShare[0].map((_, hour) => html`<th scope="col">${String(hour).padStart(2, '0')}</th>`)}</tr></thead>
+<tbody>${openShare.map((row, day) => html`<tr><th scope="row">${DAY_NAMES[day]}</th>${row.map((share) => html`<td>${percent(share)}</td>`)}</tr>`)}</tbody>
+</table></div>
+</details>
+</section>`;
 }
 
 const PARTS = [

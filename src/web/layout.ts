@@ -31,34 +31,29 @@ export interface PageParts {
 /** A whole HTML document: header with the site's navigation, the page's main part, footer. */
 export function layout(site: Site, { title, main, live = false, mainClass }: PageParts): Buffer {
   const page = html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="color-scheme" content="light dark" />
-        <title>${title} · ${site.name}</title>
-        <link rel="stylesheet" href="${site.assets.url('style.css')}" />
-        <link rel="icon" type="image/svg+xml" href="${site.assets.url('icon.svg')}" />
-        <link rel="alternate" type="text/calendar" title="Events" href="/events.ics" />
-        ${live ? html`<script src="${site.assets.url('live.js')}" defer></script>` : ''}
-      </head>
-      <body>
-        <a class="skip-link" href="#main">Skip to content</a>
-        <header class="site-header">
-          <a class="site-name" href="/">${site.name}</a>
-          <nav aria-label="Site">
-            <ul>
-              <li><a href="/">Dashboard</a></li>
-              <li><a href="/api/">API</a></li>
-              <li><a href="/events.ics">Calendar</a></li>
-            </ul>
-          </nav>
-        </header>
-        <main id="main" ${mainClass ? html` class="${mainClass}"` : ''}>${main}</main>
-        <footer class="site-footer">
-          <p>Served by hackerspace-api. The same data as JSON: <a href="/api/">/api/</a>.</p>
-        </footer>
-      </body>
-    </html> `;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>${title} · ${site.name}</title>
+<link rel="stylesheet" href="${site.assets.url('style.css')}">
+<link rel="icon" type="image/svg+xml" href="${site.assets.url('icon.svg')}">
+<link rel="alternate" type="text/calendar" title="Events" href="/events.ics">
+${live ? html`<script src="${site.assets.url('live.js')}" defer></script>` : ''}
+</head>
+<body>
+<a class="skip-link" href="#main">Skip to content</a>
+<header class="site-header">
+<a class="site-name" href="/">${site.name}</a>
+<nav aria-label="Site"><ul><li><a href="/">Dashboard</a></li><li><a href="/api/">API</a></li><li><a href="/events.ics">Calendar</a></li></ul></nav>
+</header>
+<main id="main"${mainClass ? html` class="${mainClass}"` : ''}>
+${main}
+</main>
+<footer class="site-footer"><p>Served by hackerspace-api. The same data as JSON: <a href="/api/">/api/</a>.</p></footer>
+</body>
+</html>
+`;
   return Buffer.from(page.text);
 }

@@ -135,9 +135,15 @@ function normalise(source: string): string {
   return typeof source === 'string' ? source.replace(/\r\n?/g, '\n') : '';
 }
 
-/** The Markdown as HTML, safe to put in a page (see the top of this module for what that means). */
-export function renderMarkdown(source: string): Html {
-  return trustedHtml(md.render(normalise(source)));
+/**
+ * The Markdown as HTML, safe to put in a page (see the top of this module for what that means).
+ * Its headings start at `<h{topLevel}>` (a `#` heading is the page's third level under the
+ * page's h1 and the section's h2, so that the outline stays in order), never below h6.
+ */
+export function renderMarkdown(source: string, topLevel = 1): Html {
+  const shift = Math.max(0, topLevel - 1);
+  const rendered = md.render(normalise(source));
+  return trustedHtml(shift === 0 ? rendered : rendered.replace(/<(\/?)h([1-6])>/g, (_, slash: string, level: string) => `<${slash}h${Math.min(6, Number(level) + shift)}>`));
 }
 
 /**
