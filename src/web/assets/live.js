@@ -82,14 +82,16 @@
     var time = since.querySelector('time');
     var absolute = since.querySelector('.state-absolute');
     if (!time || !absolute) {
+      // The server's order (src/web/dashboard.ts): "since Sat, 27 Mar 2021, 21:00 (3 hours ago)".
       since.textContent = 'since ';
       time = document.createElement('time');
       time.className = 'state-relative';
       absolute = document.createElement('span');
       absolute.className = 'state-absolute';
-      since.appendChild(time);
-      since.appendChild(document.createTextNode(' '));
       since.appendChild(absolute);
+      since.appendChild(document.createTextNode(' ('));
+      since.appendChild(time);
+      since.appendChild(document.createTextNode(')'));
     }
     return { since: since, time: time, absolute: absolute };
   }
@@ -130,7 +132,7 @@
       var parts = sinceElements();
       parts.since.hidden = false;
       parts.time.setAttribute('datetime', state.since);
-      parts.absolute.textContent = '(' + formatAbsolute(date) + ')';
+      parts.absolute.textContent = formatAbsolute(date);
     } else {
       var since = section.querySelector('.state-since');
       if (since) since.hidden = true;
