@@ -283,6 +283,16 @@ describe('the dashboard and the pages', () => {
     assert.equal(css.headers['content-type'], 'text/css; charset=utf-8');
     assert.equal(css.headers['cache-control'], 'public, max-age=31536000, immutable');
     assert.equal((await request(server.base, href, { headers: { 'if-none-match': String(css.headers.etag) } })).status, 304);
+    // web.md §6: all of `/` (HTML, CSS, JS) at most 100 KB compressed.
+    const hrefs = [...page.body.matchAll(/(?:href|src)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
+    assert.equal(hrefs.length, 3, 'stylesheet, icon and script');
+    let compressed = 0;
+    for (const path of ['/', ...hrefs]) {
+      const res = await request(server.base, path, { headers: { 'accept-encoding': 'gzip' } });
+      assert.equal(res.status, 200, path);
+      compressed += res.bytes.length;
+    }
+    assert.ok(compressed <= 100 * 1024, `${compressed} bytes compressed`);
     assert.equal((await request(server.base, '/assets/style.css')).status, 404);
     assert.equal((await request(server.base, '/assets/style.000000000000.css')).status, 404);
   });
