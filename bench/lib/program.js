@@ -31,10 +31,25 @@ export async function currentProgram(root, work, label = 'after') {
     log('dist/hackerspace-api.mjs is missing or older than src/: building it (node scripts/build.mjs)');
     await runOk(process.execPath, ['scripts/build.mjs'], 'the build', { cwd: root });
   }
-  const cli = path.join(work, `bench-cli-${label}.mjs`);
-  fs.copyFileSync(bundle, cli);
+  const cli = copyBundle(bundle, work, label);
   const rev = gitRev(root);
   return { label, cli, rev, description: `the working tree's dist/hackerspace-api.mjs at ${rev} (copy ${sha(cli)})` };
+}
+
+/**
+ * Copies a bundle into `work/bench-<label>/` (under the repository, so that node_modules is
+ * found), with the `assets/` folder the build writes beside it when there is one: since the web
+ * face (src/web/assets.ts) the bundle reads its stylesheet and script from there at start. One
+ * folder per program, so that before and after each find their own assets. Returns the copy.
+ */
+function copyBundle(bundle, work, label) {
+  const dir = path.join(work, `bench-${label}`);
+  fs.mkdirSync(dir, { recursive: true });
+  const cli = path.join(dir, `bench-cli-${label}.mjs`);
+  fs.copyFileSync(bundle, cli);
+  const assets = path.join(path.dirname(bundle), 'assets');
+  if (fs.existsSync(assets)) fs.cpSync(assets, path.join(dir, 'assets'), { recursive: true });
+  return cli;
 }
 
 /** The lockfile's packages that are not dev-only, and package.json's dependencies: what the bundle is built from. */
@@ -93,8 +108,7 @@ export async function programOfRef(root, work, ref, label = 'before') {
   await runOk(process.execPath, ['scripts/build.mjs'], `the build of ${short}`, { cwd: dir });
   const bundle = path.join(dir, 'dist/hackerspace-api.mjs');
   if (!fs.existsSync(bundle)) fail(`the build of ${short} wrote no dist/hackerspace-api.mjs`);
-  const cli = path.join(work, `bench-cli-${label}.mjs`);
-  fs.copyFileSync(bundle, cli);
+  const cli = copyBundle(bundle, work, label);
   await remove();
   const addon = sqliteThen === sqliteNow ? '' : `; **better-sqlite3 ${sqliteNow} at run time where that commit pins ${sqliteThen}**`;
   return { label, cli, rev: short, description: `commit ${short} (\`${ref}\`), built in a temporary worktree with ${deps} (copy ${sha(cli)})${addon}` };
