@@ -63,7 +63,7 @@ const RECORDS = [
   event(1, '2099-05-01T18:00:00Z', '2099-05-01T21:00:00Z', { title: 'Future talk', place: 'Main room', description: 'Talk; with, commas' }),
   event(2, '2001-01-01T18:00:00Z', '2001-01-01T20:00:00Z', { title: 'Old party' }),
   event(3, '2099-06-01T18:00:00Z', null, { title: 'Incubating idea', status: 'i' }),
-  meeting(1, 2, { OJ: '1. Budget\r\n2. *Door*', PV: 'Agreed.' }),
+  meeting(1, 2, { OJ: '1. Budget\r\n2. *Door*', PV: '## Decisions\r\n\r\n#### Budget\r\n\r\nAgreed.\r\n\r\n# Next' }),
   opening(1, '2021-03-27T20:00:00Z', true),
 ];
 
@@ -192,7 +192,7 @@ describe('the dashboard and the pages', () => {
     assert.equal(res.headers.allow, 'GET, HEAD');
     assert.match(res.body, /<title>Open · UrLab<\/title>/);
     assert.match(res.body, /<section id="space-state" class="state" data-open="true" data-time-zone="Europe\/Brussels"/);
-    assert.match(res.body, /<h1 id="state-heading" class="state-word">Open<\/h1>/);
+    assert.match(res.body, /<h1 id="state-heading" class="state-word" aria-live="polite">Open<\/h1>/);
     // 2021-03-27T20:00:00Z is 21:00 in Brussels (CET, before that night's change to summer time).
     assert.match(res.body, /<time datetime="2021-03-27T21:00:00\+01:00" class="state-relative">/);
     assert.match(res.body, /Sat, 27 Mar 2021, 21:00/);
@@ -257,6 +257,8 @@ describe('the dashboard and the pages', () => {
     const meetingPage = await request(server.base, '/meetings/1/');
     assertHtml(meetingPage, 200);
     assert.match(meetingPage.body, /<li>Budget<\/li>\s*<li><em>Door<\/em><\/li>/);
+    // Headings only ever go one level deeper (axe's heading-order): ## then #### become h3 and h4; # after them h3 again.
+    assert.match(meetingPage.body, /<h2>Minutes<\/h2><div class="markdown"><h3>Decisions<\/h3>\n<h4>Budget<\/h4>\n<p>Agreed\.<\/p>\n<h3>Next<\/h3>/);
     const eventPage = await request(server.base, '/events/1/');
     assertHtml(eventPage, 200);
     assert.match(eventPage.body, /Main room/);

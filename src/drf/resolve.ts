@@ -6,7 +6,7 @@ import { STREAM_VARY, VARY } from './headers.js';
 import { checkEventStreamAccept, mediaOf, requestedFormat, type Format, type Media } from './negotiation.js';
 import type { QueryPair } from './query.js';
 import type { HttpRequest, Target } from './request.js';
-import { ALLOW, decodePath, matchRoute, SAFE_METHODS, WRITE_METHODS, type RouteMatch } from './routes.js';
+import { ALLOW, decodePath, matchRoute, SAFE_METHODS, WRITE_METHODS, type RouteKind, type RouteMatch } from './routes.js';
 import type { FailureThrottle } from './throttle.js';
 
 /** What the checks before the handler learnt about a request. */
@@ -35,9 +35,13 @@ export function routeOf({ rawPath, rawQuery }: Target): Routing {
   throw notFound();
 }
 
-/** The headers every answer of a route carries, errors included. */
-export function routeHeaders(route: RouteMatch): { allow: string; vary: string } {
-  return { allow: ALLOW[route.kind], vary: route.kind === 'stream' ? STREAM_VARY : VARY };
+/** The headers every answer of a route carries, errors included: one object per kind of route, made once. */
+const ROUTE_HEADERS = Object.fromEntries(Object.entries(ALLOW).map(([kind, allow]) => [kind, Object.freeze({ allow, vary: kind === 'stream' ? STREAM_VARY : VARY })])) as Readonly<
+  Record<RouteKind, Readonly<{ allow: string; vary: string }>>
+>;
+
+export function routeHeaders(route: RouteMatch): Readonly<{ allow: string; vary: string }> {
+  return ROUTE_HEADERS[route.kind];
 }
 
 /**

@@ -48,8 +48,8 @@ function stateSection(state: SpaceState, times: PageTimes, nowMs: number): Html 
     since = html`<p class="state-since">since <span class="state-absolute">${times.date(state.sinceUs)}</span> (<time datetime="${times.isoDate(state.sinceUs)}" class="state-relative">${times.ago(state.sinceUs, nowMs)}</time>)</p>
 <p class="state-stale"${stale ? '' : html` hidden`}>${stale ? `No change for ${daysSince(state.sinceUs, nowMs)} days.` : ''}</p>`;
   }
-  return html`<section id="space-state" class="state"${open} data-time-zone="${times.timeZone}" aria-labelledby="state-heading" aria-live="polite">
-<h1 id="state-heading" class="state-word">${stateWord(state)}</h1>
+  return html`<section id="space-state" class="state"${open} data-time-zone="${times.timeZone}" aria-labelledby="state-heading">
+<h1 id="state-heading" class="state-word" aria-live="polite">${stateWord(state)}</h1>
 ${since}
 </section>`;
 }

@@ -137,13 +137,32 @@ function normalise(source: string): string {
 
 /**
  * The Markdown as HTML, safe to put in a page (see the top of this module for what that means).
- * Its headings start at `<h{topLevel}>` (a `#` heading is the page's third level under the
- * page's h1 and the section's h2, so that the outline stays in order), never below h6.
+ * Its headings form an outline under the page's own: the first starts at `<h{topLevel}>`, and
+ * each is at most one level below the heading it belongs to (`#` then `###` gives h3 then h4),
+ * never below h6, so that a page's heading levels only ever increase by one (axe's
+ * heading-order).
  */
 export function renderMarkdown(source: string, topLevel = 1): Html {
-  const shift = Math.max(0, topLevel - 1);
-  const rendered = md.render(normalise(source));
-  return trustedHtml(shift === 0 ? rendered : rendered.replace(/<(\/?)h([1-6])>/g, (_, slash: string, level: string) => `<${slash}h${Math.min(6, Number(level) + shift)}>`));
+  const tokens = md.parse(normalise(source), {});
+  renumberHeadings(tokens, topLevel);
+  return trustedHtml(md.renderer.render(tokens, md.options, {}));
+}
+
+function renumberHeadings(tokens: Token[], topLevel: number): void {
+  // The open headings: each source level with the level it is given.
+  const outline: { source: number; level: number }[] = [];
+  let level = topLevel;
+  for (const token of tokens) {
+    if (token.type === 'heading_open') {
+      const source = Number(token.tag.slice(1));
+      while (outline.length > 0 && outline[outline.length - 1].source >= source) outline.pop();
+      level = outline.length === 0 ? topLevel : Math.min(6, outline[outline.length - 1].level + 1);
+      outline.push({ source, level });
+      token.tag = `h${level}`;
+    } else if (token.type === 'heading_close') {
+      token.tag = `h${level}`;
+    }
+  }
 }
 
 /**
