@@ -54,7 +54,8 @@ export async function checkRequest(request: HttpRequest, route: RouteMatch, targ
   let media: Media = 'json';
   if (route.kind === 'stream') checkEventStreamAccept(request.headers.accept);
   else media = mediaOf(request.headers.accept, format);
-  const token = await authenticate(request, db, throttle);
+  // Most reads present no credentials: no lookup, and no promise either.
+  const token = request.headers.authorization === undefined ? null : await authenticate(request, db, throttle);
   if (!SAFE_METHODS.has(request.method)) {
     if (token === null) throw notAuthenticated();
     if (!mayWrite(token, route, request.method)) throw forbidden();
