@@ -1,6 +1,6 @@
 import type { VersionedTable, VersionSnapshot } from '../db/table-versions.js';
-import { readAnswerWhenReady, type ReadAnswer, type ReadConditions, type ReadOptions } from './read-answer.js';
-import { Representation, sourceOf, type BodyKind } from './representation.js';
+import { readAnswer, readAnswerWhenReady, type ReadAnswer, type ReadConditions, type ReadOptions } from './read-answer.js';
+import { Representation, sourceOf, type BodyKind, type RepresentationSource } from './representation.js';
 import type { ResponseCache } from './response-cache.js';
 import { SharedBuilds } from './shared-builds.js';
 
@@ -15,7 +15,8 @@ export interface BodyRecipe {
  * The full path's side of the response cache, for every cached GET (the API's reads, its
  * browsable pages, the web pages and the calendar): the kept body when the tables it was built
  * from have not changed since, else one build however many requests ask at the same time, kept
- * for the next ones and for the fast path.
+ * for the next ones and for the fast path. (Written with promises rather than async functions:
+ * every read that misses the cache comes this way, and each async layer costs it allocations.)
  */
 export class CachedBodies {
   private readonly builds = new SharedBuilds<Representation>();
@@ -26,20 +27,30 @@ export class CachedBodies {
   ) {}
 
   /** The answer to a GET or HEAD of `key` under `snapshot` (versions read after the request arrived, before the body is built). */
-  async answer(key: string, snapshot: VersionSnapshot, conditions: ReadConditions, recipe: BodyRecipe): Promise<ReadAnswer> {
+  answer(key: string, snapshot: VersionSnapshot, conditions: ReadConditions, recipe: BodyRecipe): Promise<ReadAnswer> {
     const { cache } = this;
     cache.observe(snapshot);
-    let representation = cache.get(key, snapshot);
-    if (representation === undefined) {
-      const source = sourceOf(snapshot, recipe.reads, recipe.kind);
-      representation = await this.builds.run(`${key}\n${source.versions.join('.')}`, async () => {
-        const built = new Representation(await recipe.build(), source);
-        cache.set(key, built);
-        return built;
-      });
-    }
-    const answer = await readAnswerWhenReady(representation, conditions, this.options);
-    cache.resize(key, representation);
-    return answer;
+    const kept = cache.get(key, snapshot);
+    if (kept !== undefined) return this.answerFrom(key, kept, conditions);
+    const source = sourceOf(snapshot, recipe.reads, recipe.kind);
+    return this.builds.run(`${key}\n${source.versions.join('.')}`, () => this.build(key, source, recipe)).then((built) => this.answerFrom(key, built, conditions));
+  }
+
+  private build(key: string, source: RepresentationSource, recipe: BodyRecipe): Promise<Representation> {
+    return recipe.build().then((body) => {
+      const built = new Representation(body, source);
+      this.cache.set(key, built);
+      return built;
+    });
+  }
+
+  private answerFrom(key: string, representation: Representation, conditions: ReadConditions): Promise<ReadAnswer> {
+    const answer = readAnswer(representation, conditions, this.options, Date.now());
+    if (answer !== undefined) return Promise.resolve(answer);
+    // A coding not made yet: made once, then counted against the cache's bound.
+    return readAnswerWhenReady(representation, conditions, this.options).then((ready) => {
+      this.cache.resize(key, representation);
+      return ready;
+    });
   }
 }
