@@ -19,6 +19,7 @@ import { nodeServer, type NodeServer } from './http/node-server.js';
 import type { HtmlError } from './http/reply.js';
 import { describeRequest } from './http/request.js';
 import { clientError, frameworkError } from './http/transport-errors.js';
+import { MqttBridge } from './live/mqtt.js';
 import { SpaceLive } from './live/space-live.js';
 import { AnnouncedWrites } from './live/writes.js';
 import { serializeRequest } from './log.js';
@@ -102,6 +103,14 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   app.decorate('live', live);
   app.addHook('preClose', () => live.close());
   const writes = new AnnouncedWrites(database, live.committed);
+  // MQTT (MQTT_URL): this process's changes, and the door over MQTT through the same writes. It
+  // connects once the app is ready and disconnects after the server closed, before the database.
+  if (config.mqtt) {
+    const mqtt = new MqttBridge({ settings: config.mqtt, database, times, writes, spaceName: site.name, log: app.log });
+    live.onCommitted(mqtt.changed);
+    app.addHook('onReady', async () => mqtt.start());
+    app.addHook('onClose', () => mqtt.close());
+  }
   const throttle = new FailureThrottle();
   const health = healthCheck(database, pingTimeoutOf(config));
   const spaceApi = spaceApiSetup && spaceApiHandler(database, spaceApiSetup, config);

@@ -45,6 +45,8 @@ export interface Config {
   readonly stream: StreamSettings;
   /** Webhooks for changes of the space's state; none when `urls` is empty. */
   readonly webhooks: WebhookSettings;
+  /** The MQTT bridge (live/mqtt.ts); null when MQTT_URL is not set. */
+  readonly mqtt: MqttSettings | null;
 }
 
 export interface StreamSettings {
@@ -64,6 +66,21 @@ export interface WebhookSettings {
   readonly firstRetryMs: number;
   /** No retry starts later than this after the first attempt. */
   readonly giveUpMs: number;
+}
+
+export interface MqttSettings {
+  /** The broker, `mqtt://host[:port]` or `mqtts://…`, without credentials: fit for logs. */
+  readonly url: string;
+  /** From MQTT_URL's user part, decoded; null when it has none. */
+  readonly username: string | null;
+  /** From MQTT_URL's password part, decoded; never logged. */
+  readonly password: string | null;
+  /** The service's topics are `<prefix>/state`, `<prefix>/state/open` and `<prefix>/status`. */
+  readonly topicPrefix: string;
+  /** A door sensor reports `open`/`closed` here; null: no door over MQTT. */
+  readonly doorTopic: string | null;
+  /** Publish Home Assistant's MQTT discovery config. */
+  readonly homeAssistant: boolean;
 }
 
 export const DEFAULT_DATABASE_FILE = 'data/hackerspace.sqlite';
@@ -234,6 +251,65 @@ function readWebhooks(env: Env): WebhookSettings {
   });
 }
 
+/**
+ * MQTT_URL: `mqtt://[user[:password]@]host[:port]` or `mqtts://…`. Its credentials are split off
+ * (decoded) so that the URL kept can be logged; no message here repeats the value.
+ */
+function readMqttUrl(raw: string): Pick<MqttSettings, 'url' | 'username' | 'password'> {
+  const value = raw.trim();
+  const expected = 'expected mqtt://[user:password@]host[:port] or mqtts://…';
+  if (!/^mqtts?:\/\//i.test(value)) throw new ConfigError('MQTT_URL', expected);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError('MQTT_URL', `is not a valid URL: ${expected}`);
+  }
+  if (url.hostname === '') throw new ConfigError('MQTT_URL', `has no host: ${expected}`);
+  if ((url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '') throw new ConfigError('MQTT_URL', 'must not have a path, a query or a fragment');
+  let username: string;
+  let password: string;
+  try {
+    username = decodeURIComponent(url.username);
+    password = decodeURIComponent(url.password);
+  } catch {
+    throw new ConfigError('MQTT_URL', 'has a user or password with a malformed %-escape');
+  }
+  return { url: `${url.protocol}//${url.host}`, username: username === '' ? null : username, password: password === '' ? null : password };
+}
+
+/** A topic name the service publishes or subscribes to: levels separated by `/`, none empty, no wildcard. */
+function readTopic(env: Env, name: string, fallback: string | null): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const topic = raw.trim();
+  // eslint-disable-next-line no-control-regex
+  if (topic.length > 200 || /[\u0000-\u001f\u007f]/.test(topic)) throw new ConfigError(name, 'must be at most 200 characters, without control characters');
+  if (/[+#]/.test(topic)) throw new ConfigError(name, `must be a topic name, without the wildcards + and #, got ${JSON.stringify(topic)}`);
+  if (topic.startsWith('$')) throw new ConfigError(name, `must not start with $ (the broker's own topics), got ${JSON.stringify(topic)}`);
+  if (topic.split('/').includes('')) throw new ConfigError(name, `must not start or end with / nor have empty levels (//), got ${JSON.stringify(topic)}`);
+  return topic;
+}
+
+function readMqtt(env: Env): MqttSettings | null {
+  const prefix = readTopic(env, 'MQTT_TOPIC_PREFIX', null);
+  const doorTopic = readTopic(env, 'MQTT_DOOR_TOPIC', null);
+  const homeAssistant = readChoice(env, 'MQTT_HOMEASSISTANT', 'false', ['true', 'false'] as const) === 'true';
+  if (env.MQTT_URL === undefined || env.MQTT_URL.trim() === '') {
+    // Set without a broker, they would silently do nothing (a door that reports to no one).
+    if (prefix !== null) throw new ConfigError('MQTT_TOPIC_PREFIX', 'is set but MQTT_URL is not');
+    if (doorTopic !== null) throw new ConfigError('MQTT_DOOR_TOPIC', 'is set but MQTT_URL is not');
+    if (homeAssistant) throw new ConfigError('MQTT_HOMEASSISTANT', 'is true but MQTT_URL is not');
+    return null;
+  }
+  const topicPrefix = prefix ?? 'hackerspace';
+  // The service would read its own retained messages as the door's reports.
+  const published = [`${topicPrefix}/state`, `${topicPrefix}/state/open`, `${topicPrefix}/status`];
+  if (doorTopic !== null && published.includes(doorTopic))
+    throw new ConfigError('MQTT_DOOR_TOPIC', `must not be one of the topics the service publishes (${published.join(', ')})`);
+  return Object.freeze({ ...readMqttUrl(env.MQTT_URL), topicPrefix, doorTopic, homeAssistant });
+}
+
 /** Reads and validates the environment once; the result is frozen. */
 export function loadConfig(env: Env = process.env): Config {
   // 10,000 keeps a page's id list within SQLite's limit on bound parameters.
@@ -266,6 +342,7 @@ export function loadConfig(env: Env = process.env): Config {
       pollMs: readInteger(env, 'STREAM_POLL_MS', 100, 10, 60_000),
     }),
     webhooks: readWebhooks(env),
+    mqtt: readMqtt(env),
   });
 }
 

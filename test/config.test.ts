@@ -34,6 +34,7 @@ describe('configuration from the environment', () => {
     assert.equal(config.logLevel, 'info');
     assert.equal(config.responseCacheBytes, 64 * 1024 * 1024);
     assert.equal(config.spaceApiConfig, null);
+    assert.equal(config.mqtt, null);
     assert.ok(Object.isFrozen(config));
   });
 
@@ -63,6 +64,10 @@ describe('configuration from the environment', () => {
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_FIRST_RETRY_MS: '500',
       WEBHOOK_GIVE_UP_S: '60',
+      MQTT_URL: 'mqtts://bridge:p%40ss@broker.example.org:8883',
+      MQTT_TOPIC_PREFIX: ' spaces/urlab ',
+      MQTT_DOOR_TOPIC: 'spaces/urlab/door',
+      MQTT_HOMEASSISTANT: 'TRUE',
     });
     assert.deepEqual(
       { ...config },
@@ -86,6 +91,14 @@ describe('configuration from the environment', () => {
         spaceApiConfig: '/etc/space/spaceapi.yaml',
         stream: { heartbeatMs: 1000, pollMs: 100 },
         webhooks: { urls: ['https://hooks.example.org/space'], secret: 's3cret', timeoutMs: 2000, firstRetryMs: 500, giveUpMs: 60_000 },
+        mqtt: {
+          url: 'mqtts://broker.example.org:8883',
+          username: 'bridge',
+          password: 'p@ss',
+          topicPrefix: 'spaces/urlab',
+          doorTopic: 'spaces/urlab/door',
+          homeAssistant: true,
+        },
       },
     );
   });
@@ -114,6 +127,25 @@ describe('configuration from the environment', () => {
       [{ PUBLIC_URL: 'ftp://x.org' }, 'PUBLIC_URL', /http/],
       [{ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY', /true, false/],
       [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL', /sqlite:<path>/],
+      [{ MQTT_URL: 'http://broker.example.org' }, 'MQTT_URL', /mqtt:\/\//],
+      [{ MQTT_URL: 'mqtt://' }, 'MQTT_URL', /mqtt:\/\//],
+      [{ MQTT_URL: 'mqtt://broker.example.org/space' }, 'MQTT_URL', /path/],
+      [{ MQTT_URL: 'mqtt://broker.example.org?x=1' }, 'MQTT_URL', /query/],
+      [{ MQTT_URL: 'mqtt://b', MQTT_TOPIC_PREFIX: 'space/+' }, 'MQTT_TOPIC_PREFIX', /wildcards/],
+      [{ MQTT_URL: 'mqtt://b', MQTT_TOPIC_PREFIX: 'space/#' }, 'MQTT_TOPIC_PREFIX', /wildcards/],
+      [{ MQTT_URL: 'mqtt://b', MQTT_TOPIC_PREFIX: '/space' }, 'MQTT_TOPIC_PREFIX', /empty levels/],
+      [{ MQTT_URL: 'mqtt://b', MQTT_TOPIC_PREFIX: 'space/' }, 'MQTT_TOPIC_PREFIX', /empty levels/],
+      [{ MQTT_URL: 'mqtt://b', MQTT_TOPIC_PREFIX: 'a//b' }, 'MQTT_TOPIC_PREFIX', /empty levels/],
+      [{ MQTT_URL: 'mqtt://b', MQTT_TOPIC_PREFIX: '$SYS/space' }, 'MQTT_TOPIC_PREFIX', /\$/],
+      [{ MQTT_URL: 'mqtt://b', MQTT_TOPIC_PREFIX: 'a\u0000b' }, 'MQTT_TOPIC_PREFIX', /control characters/],
+      [{ MQTT_URL: 'mqtt://b', MQTT_DOOR_TOPIC: 'door/+/state' }, 'MQTT_DOOR_TOPIC', /wildcards/],
+      [{ MQTT_URL: 'mqtt://b', MQTT_DOOR_TOPIC: 'door/' }, 'MQTT_DOOR_TOPIC', /empty levels/],
+      [{ MQTT_URL: 'mqtt://b', MQTT_DOOR_TOPIC: 'hackerspace/state/open' }, 'MQTT_DOOR_TOPIC', /publishes/],
+      [{ MQTT_URL: 'mqtt://b', MQTT_TOPIC_PREFIX: 'x', MQTT_DOOR_TOPIC: 'x/status' }, 'MQTT_DOOR_TOPIC', /publishes/],
+      [{ MQTT_URL: 'mqtt://b', MQTT_HOMEASSISTANT: 'yes' }, 'MQTT_HOMEASSISTANT', /true, false/],
+      [{ MQTT_DOOR_TOPIC: 'space/door' }, 'MQTT_DOOR_TOPIC', /MQTT_URL/],
+      [{ MQTT_TOPIC_PREFIX: 'space' }, 'MQTT_TOPIC_PREFIX', /MQTT_URL/],
+      [{ MQTT_HOMEASSISTANT: 'true' }, 'MQTT_HOMEASSISTANT', /MQTT_URL/],
     ];
     for (const [env, variable, reason] of cases) {
       const error = configError(env);
@@ -144,6 +176,34 @@ describe('configuration from the environment', () => {
     const error = configError({ DATABASE_URL: 'mysql://u:secret@db:5432/space' });
     assert.equal(error.variable, 'DATABASE_URL');
     assert.doesNotMatch(error.message, /secret/);
+    for (const url of [
+      'mqtp://u:secret@broker',
+      'mqtt://u:secret@broker/path',
+      'mqtt://u:secret@broker?q',
+      'mqtt://u:secret%zz@broker',
+      'mqtt://u:secret@',
+      'mqtt://u:secret@[broker',
+    ]) {
+      const mqtt = configError({ MQTT_URL: url });
+      assert.equal(mqtt.variable, 'MQTT_URL', url);
+      assert.doesNotMatch(mqtt.message, /secret/, url);
+    }
+  });
+
+  it('reads MQTT_URL with its defaults, without credentials in the URL kept', () => {
+    assert.deepEqual(loadConfig({ MQTT_URL: ' mqtt://127.0.0.1:1883/ ' }).mqtt, {
+      url: 'mqtt://127.0.0.1:1883',
+      username: null,
+      password: null,
+      topicPrefix: 'hackerspace',
+      doorTopic: null,
+      homeAssistant: false,
+    });
+    const config = loadConfig({ MQTT_URL: 'MQTT://door@Broker.Example.org', MQTT_HOMEASSISTANT: 'false' });
+    assert.deepEqual({ ...config.mqtt }, { url: 'mqtt://Broker.Example.org', username: 'door', password: null, topicPrefix: 'hackerspace', doorTopic: null, homeAssistant: false });
+    assert.ok(Object.isFrozen(config.mqtt));
+    // Without MQTT_URL, MQTT_HOMEASSISTANT=false is harmless.
+    assert.equal(loadConfig({ MQTT_HOMEASSISTANT: 'false' }).mqtt, null);
   });
 
   it('fails fast at start with the message and exit code 78', () => {

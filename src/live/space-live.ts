@@ -36,16 +36,25 @@ export class SpaceLive {
     this.webhooks = new WebhookSender(config.webhooks, times, log);
   }
 
+  /** Other services told of this process's changes, as the webhooks are (the MQTT bridge). */
+  private readonly listeners: ((state: SpaceState) => void)[] = [];
+
   /** After the commit of a change of the space's state (never throws, never waits). */
   readonly committed = (state: SpaceState): void => {
     // The write is committed: whatever goes wrong here must not turn its answer into a 500.
     try {
       this.feed.hint();
       this.webhooks.send(state);
+      for (const listener of this.listeners) listener(state);
     } catch (error) {
       this.log.error({ err: error }, "could not announce a change of the space's state");
     }
   };
+
+  /** Tells `listener` of every change this process commits, like the webhooks (it must neither throw nor wait). */
+  onCommitted(listener: (state: SpaceState) => void): void {
+    this.listeners.push(listener);
+  }
 
   async close(): Promise<void> {
     await Promise.all([this.feed.close(), this.webhooks.close()]);
