@@ -48,22 +48,24 @@ export async function upcomingEvents(db: Db, nowUs: number, limit: number): Prom
   return rows.map(eventSummary);
 }
 
-/** Every project with its maintainer's name, by id (the dashboard groups them by status). */
-export async function projectSummaries(db: Db): Promise<ProjectSummary[]> {
-  const rows = await db
+/** Projects with their maintainer's name (never the e-mail address). */
+function selectProjects(db: Db) {
+  return db
     .selectFrom('projects')
     .innerJoin('users', 'users.id', 'projects.maintainer_id')
-    .select(['projects.id', 'projects.title', 'projects.status', 'projects.progress', 'projects.short_description', 'users.id as user_id', 'users.username'])
-    .orderBy('projects.id')
-    .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    title: r.title,
-    status: r.status,
-    progress: r.progress,
-    short_description: r.short_description,
-    maintainer: { id: r.user_id, username: r.username },
-  }));
+    .select(['projects.id', 'projects.title', 'projects.status', 'projects.progress', 'projects.short_description', 'users.id as user_id', 'users.username']);
+}
+
+type ProjectRow = Awaited<ReturnType<ReturnType<typeof selectProjects>['executeTakeFirstOrThrow']>>;
+
+function projectSummary({ user_id, username, ...project }: ProjectRow): ProjectSummary {
+  return { ...project, maintainer: { id: user_id, username } };
+}
+
+/** Every project with its maintainer's name, by id (the dashboard groups them by status). */
+export async function projectSummaries(db: Db): Promise<ProjectSummary[]> {
+  const rows = await selectProjects(db).orderBy('projects.id').execute();
+  return rows.map(projectSummary);
 }
 
 /** The latest meetings, by their event's start (newest first), with the event's title. */
@@ -94,24 +96,10 @@ export interface ProjectPage extends ProjectSummary {
 }
 
 export async function projectPage(db: Db, id: number): Promise<ProjectPage | undefined> {
-  const row = await db
-    .selectFrom('projects')
-    .innerJoin('users', 'users.id', 'projects.maintainer_id')
-    .select(['projects.id', 'projects.title', 'projects.status', 'projects.progress', 'projects.short_description', 'projects.content', 'users.id as user_id', 'users.username'])
-    .where('projects.id', '=', id)
-    .executeTakeFirst();
+  const row = await selectProjects(db).select('projects.content').where('projects.id', '=', id).executeTakeFirst();
   if (row === undefined) return undefined;
-  const participants = await linkedUsers(db, 'project_participants', 'project_id', id);
-  return {
-    id: row.id,
-    title: row.title,
-    status: row.status,
-    progress: row.progress,
-    short_description: row.short_description,
-    content: row.content,
-    maintainer: { id: row.user_id, username: row.username },
-    participants,
-  };
+  const { content, ...summary } = row;
+  return { ...projectSummary(summary), content, participants: await linkedUsers(db, 'project_participants', 'project_id', id) };
 }
 
 export interface EventPage extends EventSummary {
