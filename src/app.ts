@@ -12,6 +12,7 @@ import { FailureThrottle } from './drf/throttle.js';
 import { apiHandler } from './handlers/api.js';
 import { isLegacyDoor, legacyDoorHandler } from './handlers/legacy-door.js';
 import { pagesHandler } from './handlers/pages.js';
+import { openApiDocument } from './openapi/document.js';
 import { isSpaceApi, spaceApiHandler } from './handlers/spaceapi.js';
 import { errorHandler } from './http/error-handler.js';
 import { healthCheck, isHealthCheck, pingTimeoutOf } from './http/health.js';
@@ -121,7 +122,9 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const legacyDoor = legacyDoorHandler(database.db, writes, throttle);
   const pageTimes = new PageTimes(config.timeZone, times);
   const bodies = new CachedBodies(cache, config);
-  const api = apiHandler({ config, database, times, avatar: avatarUrls(config), bodies, fast, site, feed: live.feed, writes });
+  // The API's own description (GET /api/schema/): the same for every request, so built once.
+  const openapi = openApiDocument(config);
+  const api = apiHandler({ config, database, times, avatar: avatarUrls(config), bodies, fast, site, feed: live.feed, writes, openapi });
   const pages = pagesHandler({ db: database.db, config, bodies, fast, site, times: pageTimes, zone: times });
   const asset = assetHandler(site.assets);
 

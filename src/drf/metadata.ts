@@ -28,6 +28,14 @@ export function optionsBody(route: RouteMatch, token: TokenInfo | null) {
       parses: PARSES,
     };
   }
+  if (route.kind === 'schema') {
+    return {
+      name: 'Schema',
+      description: 'This API described in OpenAPI 3.1 (JSON): every route, its parameters, bodies and answers.',
+      renders: ['application/json'],
+      parses: PARSES,
+    };
+  }
   const view = collections[route.collection!].viewName;
   const body = { name: `${view} ${route.kind === 'list' ? 'List' : 'Instance'}`, description: '', renders: ['application/json'], parses: PARSES };
   const actions = actionsFor(route, token);

@@ -7,7 +7,7 @@ import { COLLECTIONS, type CollectionPath } from './collections.js';
  * A collection's routes come from its declaration (collections.ts).
  */
 
-export type RouteKind = 'root' | 'list' | 'detail' | 'status' | 'hours' | 'stream';
+export type RouteKind = 'root' | 'list' | 'detail' | 'status' | 'hours' | 'stream' | 'schema';
 
 export interface RouteMatch {
   kind: RouteKind;
@@ -25,6 +25,7 @@ export const ALLOW: Record<RouteKind, string> = {
   status: 'GET, HEAD, OPTIONS',
   hours: 'GET, HEAD, OPTIONS',
   stream: 'GET, HEAD, OPTIONS',
+  schema: 'GET, HEAD, OPTIONS',
 };
 
 /** The methods that write, per kind of route (the others only read). */
@@ -35,6 +36,7 @@ export const WRITE_METHODS: Record<RouteKind, ReadonlySet<string>> = {
   status: new Set(),
   hours: new Set(),
   stream: new Set(),
+  schema: new Set(),
 };
 
 export const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -50,13 +52,15 @@ const PATTERNS: { kind: RouteKind; regex: RegExp }[] = [
   { kind: 'hours', regex: /^\/api\/space\/hours(?:\/|\.([a-z0-9]+)\/?)$/ },
   // The push stream of the space's state (Server-Sent Events, api/stream.ts): no format suffix.
   { kind: 'stream', regex: /^\/api\/space\/stream\/$/ },
+  // The API described in OpenAPI 3.1 (openapi/document.ts): `/api/schema/`; not listed in the root.
+  { kind: 'schema', regex: /^\/api\/schema(?:\/|\.([a-z0-9]+)\/?)$/ },
 ];
 
 export function matchRoute(path: string): RouteMatch | null {
   for (const { kind, regex } of PATTERNS) {
     const m = regex.exec(path);
     if (!m) continue;
-    if (kind === 'root' || kind === 'status' || kind === 'hours' || kind === 'stream') return { kind, collection: null, id: null, suffix: m[1] ?? null };
+    if (kind !== 'list' && kind !== 'detail') return { kind, collection: null, id: null, suffix: m[1] ?? null };
     if (kind === 'list') return { kind, collection: m[1] as CollectionPath, id: null, suffix: m[2] ?? null };
     return { kind, collection: m[1] as CollectionPath, id: m[2], suffix: m[3] ?? null };
   }

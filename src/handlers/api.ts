@@ -27,6 +27,8 @@ export interface ApiDependencies {
   site: Site;
   feed: SpaceFeed;
   writes: AnnouncedWrites;
+  /** The OpenAPI document served at /api/schema/ (openapi/document.ts). */
+  openapi: unknown;
 }
 
 /** An API route's request, once resolved (drf/resolve.ts): to the stream, OPTIONS, a write or a read. */
@@ -34,7 +36,7 @@ export function apiHandler(deps: ApiDependencies) {
   const { config, times, avatar } = deps;
   const stream = streamHandler(deps.feed);
   const write = writeHandler({ writes: deps.writes, timeZone: config.timeZone });
-  const read = readHandler({ db: deps.database.db, config, times, avatar, bodies: deps.bodies, fast: deps.fast, site: deps.site });
+  const read = readHandler({ db: deps.database.db, config, times, avatar, bodies: deps.bodies, fast: deps.fast, site: deps.site, openapi: deps.openapi });
   return async function api(request: FastifyRequest, reply: FastifyReply, resolved: Resolved): Promise<FastifyReply> {
     // The Host check every API route makes, the stream included (its events hold no links).
     const base = baseUrlOf(describeRequest(request), config);

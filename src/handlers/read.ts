@@ -28,6 +28,8 @@ export interface ReadDependencies {
   bodies: CachedBodies;
   fast: FastReads;
   site: Site;
+  /** The OpenAPI document, built at start. */
+  openapi: unknown;
 }
 
 /**
@@ -36,8 +38,8 @@ export interface ReadDependencies {
  * A person's browser gets the same body as the browsable HTML page (web/browsable.ts), kept
  * under a key of its own.
  */
-export function readHandler({ db, config, times, avatar, bodies, fast, site }: ReadDependencies) {
-  const buildBody = bodyBuilder({ db, config, times, avatar });
+export function readHandler({ db, config, times, avatar, bodies, fast, site, openapi }: ReadDependencies) {
+  const buildBody = bodyBuilder({ db, config, times, avatar, openapi });
   return async function read(request: FastifyRequest, reply: FastifyReply, resolved: Resolved, base: string): Promise<FastifyReply> {
     // The key follows what the fast path sees (the Accept's pick); the body, the format too (`format=json` in a browser).
     const key = cacheKey(base, resolved.rawPath, resolved.query, preferredMedia(request.headers.accept) ?? 'json');
@@ -74,20 +76,22 @@ function maxAgeOf(route: RouteMatch): number | undefined {
 
 /** The tables a GET on a route reads: what the cache checks its response against. */
 function readsOf(route: RouteMatch): readonly VersionedTable[] {
-  if (route.kind === 'root') return [];
+  // The root and the OpenAPI document depend on no data.
+  if (route.kind === 'root' || route.kind === 'schema') return [];
   if (route.kind === 'status' || route.kind === 'hours') return ['openings'];
   return collections[route.collection!].reads;
 }
 
-type BodyDependencies = Pick<ReadDependencies, 'db' | 'config' | 'times' | 'avatar'>;
+type BodyDependencies = Pick<ReadDependencies, 'db' | 'config' | 'times' | 'avatar' | 'openapi'>;
 
-/** The body of a GET on any API route: the root, the space's status, a page of a collection, or one record. */
-function bodyBuilder({ db, config, times, avatar }: BodyDependencies) {
+/** The body of a GET on any API route: the root, the space's status, a page of a collection, one record, or the OpenAPI document. */
+function bodyBuilder({ db, config, times, avatar, openapi }: BodyDependencies) {
   const openingPositions = new OpeningPositions();
   return async function buildBody(resolved: Resolved, base: string): Promise<unknown> {
     const { route } = resolved;
     const style = linkStyle(base, route.suffix, resolved.format);
     if (route.kind === 'root') return rootBody(style);
+    if (route.kind === 'schema') return openapi;
     if (route.kind === 'status') return spaceStatusRecord(await currentSpaceState(db), { time: (micros) => times.format(micros) });
     if (route.kind === 'hours') {
       // Over the weeks before now (the clock the door's records are timed by); a body up to 60 s old may be served.

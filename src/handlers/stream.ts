@@ -25,7 +25,7 @@ export const STREAM_HEADERS = {
 /** A client that reads nothing while this much waits in its socket's buffer is cut off. */
 const MAX_BUFFERED_BYTES = 256 * 1024;
 
-const OPTIONS_BODY = {
+export const OPTIONS_BODY = {
   name: 'Space Stream',
   description: 'The space\'s state as Server-Sent Events: the current state, then one "state" event per change; Last-Event-ID resumes.',
   renders: ['text/event-stream'],

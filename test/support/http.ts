@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { responseProblem } from './openapi.js';
 
 export interface HttpResponse {
   status: number;
@@ -15,9 +16,19 @@ export interface HttpRequestOptions {
   body?: string | Buffer;
 }
 
+/** Answers that did not fit the OpenAPI document, reported again when the test process ends. */
+const undocumented: string[] = [];
+process.on('exit', () => {
+  if (undocumented.length === 0) return;
+  process.stderr.write(`\n${undocumented.length} response(s) did not fit the OpenAPI document (GET /api/schema/):\n${undocumented.join('\n')}\n`);
+  process.exitCode = 1;
+});
+
 /**
  * A real HTTP request with full control over the path (sent byte for byte, percent-encoding
- * and all) and headers, including Host. `base` is `http://127.0.0.1:<port>`.
+ * and all) and headers, including Host. `base` is `http://127.0.0.1:<port>`. Every answer of the
+ * service's documented paths is checked against its OpenAPI document (support/openapi.ts): one
+ * that does not fit it rejects, naming the method, path, status and what does not fit.
  */
 export function request(base: string, path: string, options: HttpRequestOptions = {}): Promise<HttpResponse> {
   const url = new URL(base);
@@ -39,7 +50,14 @@ export function request(base: string, path: string, options: HttpRequestOptions 
         res.on('end', () => {
           const bytes = Buffer.concat(chunks);
           const body = bytes.toString('utf8');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, bytes, json: () => JSON.parse(body) });
+          const status = res.statusCode ?? 0;
+          const problem = responseProblem(options.method ?? 'GET', path, { status, headers: res.headers, bytes });
+          if (problem !== null) {
+            undocumented.push(problem);
+            reject(new Error(`Undocumented answer: ${problem}`));
+            return;
+          }
+          resolve({ status, headers: res.headers, body, bytes, json: () => JSON.parse(body) });
         });
         res.on('error', reject);
       },

@@ -1,0 +1,88 @@
+import { LEGACY_DOOR_PATHS } from '../handlers/legacy-door.js';
+import { SPACEAPI_MAX_AGE_SECONDS, SPACEAPI_PATH } from '../handlers/spaceapi.js';
+import { HEALTH_PATH } from '../http/health.js';
+import { SPACEAPI_SCHEMAS } from '../spaceapi/schema.js';
+import { ETAG, ref, refs, RETRY_AFTER, type Json } from './components.js';
+
+/** The SpaceAPI schema `/spaceapi.json` is valid against (bundled in spaceapi/, published at its `$id`). */
+export const SPACEAPI_SCHEMA_ID: string = SPACEAPI_SCHEMAS['15'].$id;
+
+/** The routes outside `/api/`: SpaceAPI, the health check, the original door scripts' route. */
+export function outsideApiPaths(): Json {
+  const spaceApi = {
+    tags: ['space'],
+    responses: {
+      200: {
+        description: `The space in the SpaceAPI format (version 15; \`Cache-Control: max-age=${SPACEAPI_MAX_AGE_SECONDS}\`)`,
+        headers: ETAG,
+        content: { 'application/json': { schema: { $ref: SPACEAPI_SCHEMA_ID } } },
+      },
+      ...refs({ 304: 'NotModified', 404: 'NotFound', 500: 'InternalError', 503: 'Unavailable' }),
+    },
+  };
+  const health = (method: string) => ({
+    tags: ['operations'],
+    operationId: `${method}Health`,
+    summary: method === 'get' ? 'Whether the service and its database answer' : 'The health check without a body',
+    // HEAD: the same statuses and headers, no body.
+    responses: {
+      200: { description: 'Up', ...(method === 'get' ? { content: { 'application/json': { schema: ref('Health') } } } : {}) },
+      503: {
+        description: 'The database did not answer in time (`{"status": "unavailable", "database": "down"}`), or the server is shutting down (`{"detail": …}`)',
+        headers: RETRY_AFTER,
+        ...(method === 'get' ? { content: { 'application/json': { schema: { anyOf: [ref('Health'), ref('Error')] } } } } : {}),
+      },
+      ...refs({ 500: 'InternalError' }),
+    },
+  });
+  const legacyError = (description: string) => ({ description, content: { 'application/json': { schema: ref('LegacyDoorError') } } });
+  const legacy = (path: string) => ({
+    summary: "The original service's door route",
+    description: `Kept for the original door scripts. Answers \`{"open": 0|1}\` whether or not the state changed; errors are \`{"error": "…"}\` and never repeat the secret. Also at ${[...LEGACY_DOOR_PATHS].join(' and ')}.`,
+    post: {
+      tags: ['space'],
+      operationId: path.endsWith('/') ? 'postChangeStatusWithSlash' : 'postChangeStatus',
+      summary: "Report the door's state (the original's form)",
+      requestBody: {
+        content: Object.fromEntries(['application/x-www-form-urlencoded', 'multipart/form-data', 'application/json'].map((type) => [type, { schema: ref('LegacyDoorFields') }])),
+      },
+      responses: {
+        200: { description: 'Recorded (or the same state again: nothing recorded)', content: { 'application/json': { schema: ref('LegacyDoorAnswer') } } },
+        400: legacyError('No secret, no or a bad `open`, or a malformed body'),
+        403: legacyError('The secret is not a door or admin token'),
+        415: legacyError('The body is neither a form nor JSON'),
+        429: { ...legacyError('Too many bad secrets from this address in the last minute'), headers: RETRY_AFTER },
+        ...refs({ 413: 'PayloadTooLarge', 500: 'InternalError', 503: 'Unavailable' }),
+      },
+    },
+    'x-other-methods': { description: 'Any other method', responses: { 400: legacyError('`Only POST requests are allowed`') } },
+  });
+  return {
+    [SPACEAPI_PATH]: {
+      summary: 'SpaceAPI',
+      description: 'Published when the operator configures SPACEAPI_CONFIG (else 404). The query string and `Accept` are ignored.',
+      get: { ...spaceApi, operationId: 'getSpaceApi', summary: 'The space in the SpaceAPI format' },
+      head: {
+        ...spaceApi,
+        operationId: 'headSpaceApi',
+        summary: 'The headers of the SpaceAPI document',
+        responses: { ...spaceApi.responses, 200: { description: "The GET's headers", headers: ETAG } },
+      },
+      options: {
+        tags: ['space'],
+        operationId: 'optionsSpaceApi',
+        summary: 'The methods of the SpaceAPI document',
+        responses: { 204: { description: 'Allow: GET, HEAD, OPTIONS' }, ...refs({ 404: 'NotFound' }) },
+      },
+      'x-other-methods': { description: 'Any other method', responses: refs({ 404: 'NotFound', 405: 'MethodNotAllowed' }) },
+    },
+    [HEALTH_PATH]: {
+      summary: 'Health check',
+      description: "For load balancers: none of the API's conventions apply. `Cache-Control: no-store`.",
+      get: health('get'),
+      head: health('head'),
+      'x-other-methods': { description: 'Any other method', responses: refs({ 405: 'MethodNotAllowed' }) },
+    },
+    ...Object.fromEntries([...LEGACY_DOOR_PATHS].map((path) => [path, legacy(path)])),
+  };
+}
