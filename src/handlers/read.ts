@@ -51,18 +51,19 @@ export function readHandler({ db, config, times, avatar, bodies, fast, site, ope
     const answer = await bodies.answer(key, snapshot, request.headers, {
       reads: readsOf(route),
       kind: html ? { headers: { ...headers, ...HTML_HEADERS }, type: HTML_TYPE, maxAgeMs: maxAgeOf(route) } : { headers, maxAgeMs: maxAgeOf(route) },
-      build: async () => {
-        const body = await buildBody(resolved, base);
-        if (!html) return json(body);
-        const { rawQuery } = fast.targetOf(request.raw);
-        const target = resolved.rawPath + (rawQuery === '' ? '' : `?${rawQuery}`);
-        const shown = [
-          ['Allow', headers.allow],
-          ['Content-Type', 'application/json'],
-          ['Vary', headers.vary],
-        ] as const;
-        return browsablePage(site, { method: 'GET', target, base, status: 200, headers: shown, body });
-      },
+      build: html
+        ? async () => {
+            const body = await buildBody(resolved, base);
+            const { rawQuery } = fast.targetOf(request.raw);
+            const target = resolved.rawPath + (rawQuery === '' ? '' : `?${rawQuery}`);
+            const shown = [
+              ['Allow', headers.allow],
+              ['Content-Type', 'application/json'],
+              ['Vary', headers.vary],
+            ] as const;
+            return browsablePage(site, { method: 'GET', target, base, status: 200, headers: shown, body });
+          }
+        : () => buildBody(resolved, base).then(json),
     });
     if (html) reply.headers(HTML_HEADERS);
     return sendAnswer(reply, answer);
