@@ -81,7 +81,14 @@ const OPENINGS = '/api/space/openings/';
 const DEEP_PAGE = 9000;
 /** The uncached URLs: what each must answer (Content-Type prefix, markers in the body) and its target. */
 const URLS = [
-  { key: 'dash', path: '/', headers: [`Accept: ${BROWSER_ACCEPT}`], type: 'text/html', markers: ['id="space-state"', 'id="opening-hours"', '</html>'], target: TARGETS.dashboardP50Ms },
+  {
+    key: 'dash',
+    path: '/',
+    headers: [`Accept: ${BROWSER_ACCEPT}`],
+    type: 'text/html',
+    markers: ['id="space-state"', 'id="opening-hours"', '</html>'],
+    target: TARGETS.dashboardP50Ms,
+  },
   { key: 'hours', path: '/api/space/hours/', headers: [], type: 'application/json', markers: ['"weeks":12,', '"open_share":[['], target: TARGETS.hoursP50Ms },
   { key: 'hours104', path: '/api/space/hours/?weeks=104', headers: [], type: 'application/json', markers: ['"weeks":104,', '"open_share":[['], target: null },
 ];
@@ -196,13 +203,16 @@ async function main() {
     await new Promise((resolve) => setTimeout(resolve, 20));
     const b = await get(`${set.server.base}/api/space/hours/`);
     const until = (x) => (x.status === 200 ? JSON.parse(x.body).until : null);
-    if (!until(a) || until(a) === until(b)) fail(`${set.key}: two requests of /api/space/hours/ 20 ms apart gave the same \`until\` (${until(a)}): is the response cache really off?`);
+    if (!until(a) || until(a) === until(b))
+      fail(`${set.key}: two requests of /api/space/hours/ 20 ms apart gave the same \`until\` (${until(a)}): is the response cache really off?`);
     set.expected = {};
     for (const u of URLS) set.expected[u.key] = checkAnswer(await get(`${set.server.base}${u.path}`, headerObject(u.headers)), u, `${set.key} ${u.path}`);
     set.nonZeroCells = nonZeroCells(set.expected.dash.body);
-    set.hoursSum = JSON.parse(set.expected.hours.body).open_share.flat().reduce((x, y) => x + y, 0);
+    set.hoursSum = JSON.parse(set.expected.hours.body)
+      .open_share.flat()
+      .reduce((x, y) => x + y, 0);
   }
-  if (sets[0].nonZeroCells === 0) fail('the shifted dataset\'s dashboard shows 0 % in every heatmap cell: its window holds no open time');
+  if (sets[0].nonZeroCells === 0) fail("the shifted dataset's dashboard shows 0 % in every heatmap cell: its window holds no open time");
   const pages = await comparePages(sets[1].server, sets[0].server, shifted.deltaUs);
   log(`shifted copy checked: pages ${pages.checked.join(', ')} of ${OPENINGS} are the demo's moved by ${shifted.deltaUs} µs`);
 
@@ -282,7 +292,9 @@ async function main() {
       check: () => assertAlive(`the ceiling (round ${r})`, ceiling),
     });
     R.add('cached|ceiling', 'all', c.rps);
-    log(`cached / round ${r}: ${num(m.rps, 0)} req/s, ceiling ${num(c.rps, 0)} req/s, ratio ${num(m.rps / c.rps, 3)}${etagChanges.includes(r) ? ' (ETag changed during the round)' : ''}`);
+    log(
+      `cached / round ${r}: ${num(m.rps, 0)} req/s, ceiling ${num(c.rps, 0)} req/s, ratio ${num(m.rps / c.rps, 3)}${etagChanges.includes(r) ? ' (ETag changed during the round)' : ''}`,
+    );
   }
   await stop(ceilingChild);
   for (const server of [...sets.map((s) => s.server), cachedServer]) await pool.stop(server);
@@ -469,19 +481,7 @@ async function serviceTime(server, u, expected, name, { cfg, work, placement, ch
   };
   const url = `${server.base}${u.path}`;
   const once = async (seconds, file) => {
-    const [command, ...rest] = [
-      ...placement.load,
-      'wrk',
-      '-t1',
-      '-c1',
-      `-d${seconds}s`,
-      '--timeout',
-      '10s',
-      '-s',
-      checkLua,
-      ...u.headers.flatMap((h) => ['-H', h]),
-      url,
-    ];
+    const [command, ...rest] = [...placement.load, 'wrk', '-t1', '-c1', `-d${seconds}s`, '--timeout', '10s', '-s', checkLua, ...u.headers.flatMap((h) => ['-H', h]), url];
     const result = await run(command, rest, { env });
     const text = result.stdout + result.stderr;
     fs.writeFileSync(file, text);
@@ -490,7 +490,8 @@ async function serviceTime(server, u, expected, name, { cfg, work, placement, ch
     const r = resultLine(text, 'RESULT');
     const c = resultLine(text, 'CHECK');
     if (!r || !c) fail(`wrk printed no RESULT or CHECK line (${file})`);
-    if (c.bad !== 0 || r.status_errors !== 0) fail(`${u.path} on ${server.name}: ${c.bad} of ${c.checked} answers failed the check (first: ${String(c.first_bad).replaceAll('_', ' ')}; ${file})`);
+    if (c.bad !== 0 || r.status_errors !== 0)
+      fail(`${u.path} on ${server.name}: ${c.bad} of ${c.checked} answers failed the check (first: ${String(c.first_bad).replaceAll('_', ' ')}; ${file})`);
     if (c.checked !== r.requests) fail(`${u.path}: ${c.checked} answers checked of ${r.requests} counted (${file})`);
     return { r, c };
   };
@@ -573,7 +574,8 @@ async function shiftedCopy(dataset, work) {
   vacuumS = (performance.now() - t1) / 1000;
   const [[count], buckets] = await query(target, ['select count(*) as n from openings', 'select level, sum(n) as n from opening_buckets group by level order by level']);
   if (Number(count.n) !== stat.n) fail(`the shifted copy has ${count.n} openings, expected ${stat.n}`);
-  if (buckets.length === 0 || buckets.some((b) => Number(b.n) !== stat.n)) fail(`opening_buckets no longer counts ${stat.n} openings per level after the shift: ${JSON.stringify(buckets)}`);
+  if (buckets.length === 0 || buckets.some((b) => Number(b.n) !== stat.n))
+    fail(`opening_buckets no longer counts ${stat.n} openings per level after the shift: ${JSON.stringify(buckets)}`);
   log(`shifted by ${num(stat.deltaUs / 86_400e6, 2)} days: UPDATE ${num(updateS, 1)} s, vacuum ${num(vacuumS, 1)} s`);
   return {
     ...copy,
@@ -605,7 +607,8 @@ async function comparePages(demoServer, shiftedServer, deltaUs) {
     const [a, b] = await Promise.all([demoServer, shiftedServer].map((s) => get(`${s.base}${OPENINGS}?page=${page}`)));
     if (a.status !== 200 || b.status !== 200) fail(`${OPENINGS}?page=${page} answered ${a.status} (demo) and ${b.status} (shifted)`);
     const [x, y] = [JSON.parse(a.body), JSON.parse(b.body)];
-    if (x.count !== y.count || x.results.length !== y.results.length) fail(`${OPENINGS}?page=${page}: the shifted copy has another count or page length (${y.count}/${y.results.length} against ${x.count}/${x.results.length})`);
+    if (x.count !== y.count || x.results.length !== y.results.length)
+      fail(`${OPENINGS}?page=${page}: the shifted copy has another count or page length (${y.count}/${y.results.length} against ${x.count}/${x.results.length})`);
     x.results.forEach((record, i) => {
       const other = y.results[i];
       if (record.is_open !== other.is_open || micros(other.time) - micros(record.time) !== deltaUs)
