@@ -21,3 +21,5 @@ await build({
 // The web pages' stylesheet and script, read at start beside the bundle (src/web/assets.ts).
 rmSync('dist/assets', { recursive: true, force: true });
 cpSync('src/web/assets', 'dist/assets', { recursive: true });
+// The API reference's renderer (src/web/api-docs.ts), from its package: the same file as src/ serves.
+cpSync('node_modules/redoc/bundles/redoc.standalone.js', 'dist/assets/redoc.standalone.js');

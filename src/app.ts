@@ -141,9 +141,10 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     if (isLegacyDoor(url)) return;
     if (url?.startsWith(ASSET_PREFIX)) return asset(request, reply);
     const path = pathOf(url);
-    if (!path.startsWith('/api/')) {
-      request.page = pageRouteOf(path) ?? undefined;
-      if (request.page) return;
+    // Pages live outside /api/, but for the API's reference (/api/docs/).
+    request.page = pageRouteOf(path) ?? undefined;
+    if (request.page) return;
+    if (!path.startsWith('/api/') || path === '/api/docs') {
       if (pageWithSlash(path))
         return reply
           .code(301)

@@ -336,6 +336,7 @@ export function openApiDocument(options: OpenApiOptions): Json {
 
 const DESCRIPTION = `The API follows Django REST Framework's conventions (the service's docs/api.md tells them in full).
 
+- **Authentication.** Reads need no credentials. Writes need a token, sent as \`Authorization: Token <secret>\` (the \`Token\` security scheme; \`hackerspace-api token create\` makes one).
 - **Forms.** Every route under \`/api/\` except the stream also answers at its path with a format suffix (\`/api/users.json\`, \`/api/users/7.api\`: the same as \`?format=json|api\`; path items list them in \`x-format-suffixes\`). A path without its trailing slash, when the path with it is a route, is answered \`301\` with a relative \`Location\` (the path with its slash and the same query) and an empty body, whatever the method; any other unknown path under \`/api/\` is \`404 {"detail": "Not found."}\`.
 - **JSON or HTML.** GET answers JSON to programs and the browsable HTML page when \`Accept\` prefers \`text/html\` (a browser's); errors keep their status in both forms. OPTIONS and 406 are always JSON.
 - **Other methods.** A method a route lacks gets \`401\` without credentials, \`403\` when the token may not write there, else \`405\`; each path item lists these answers in \`x-other-methods\`.

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import { Representation } from '../cache/representation.js';
 import type { ReadOptions } from '../cache/read-answer.js';
 
@@ -7,7 +8,38 @@ import type { ReadOptions } from '../cache/read-answer.js';
 const ASSET_DIR = new URL('./assets/', import.meta.url);
 
 const TYPES: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8', svg: 'image/svg+xml' };
-const FILES = ['style.css', 'live.js', 'icon.svg'] as const;
+const FILES = ['style.css', 'live.js', 'icon.svg', 'api-docs.js', 'api-docs.css', 'redoc.standalone.js'] as const;
+
+/**
+ * Files taken from a package rather than src/web/assets/: scripts/build.mjs copies them beside the
+ * bundle (dist/assets/); from src/ they are read in node_modules. Never committed. `patches` are
+ * applied as the file is read: what would make the page fetch from another origin (the pages'
+ * CSP refuses it; test/api-docs.test.ts fails on it), and the source map comment (the map is not
+ * served).
+ */
+const VENDOR: Partial<Record<string, { module: string; patches: [RegExp, string][] }>> = {
+  'redoc.standalone.js': {
+    module: 'redoc/bundles/redoc.standalone.js',
+    patches: [
+      // The sidebar's "API docs by Redocly" link shows a logo from Redocly's CDN: the link stays, without the image.
+      [/[a-z]\?[a-z]\.createElement\("img",\{alt:"redocly logo",onError:\(\)=>[a-z]\(!1\),src:"https:\/\/cdn\.redoc\.ly\/redoc\/logo-mini\.svg"\}\):null/, 'null'],
+      // The headings' share-link icon is a data: image (img-src 'self' refuses it): a "#" instead.
+      [
+        /content: '';(\s*width: 15px;\s*height: 15px;\s*background-size: contain;\s*)background-image: url\('data:image\/svg\+xml;base64,[A-Za-z0-9+/=]+'\);/,
+        "content: '#';$1background-image: none;",
+      ],
+      [/\n\/\/# sourceMappingURL=\S+\s*$/, '\n'],
+    ],
+  },
+};
+
+function readAsset(name: string): Buffer {
+  const vendor = VENDOR[name];
+  const local = new URL(name, ASSET_DIR);
+  const body = fs.existsSync(local) || vendor === undefined ? fs.readFileSync(local) : fs.readFileSync(createRequire(import.meta.url).resolve(vendor.module));
+  if (vendor === undefined) return body;
+  return Buffer.from(vendor.patches.reduce((text, [pattern, replacement]) => text.replace(pattern, replacement), body.toString('utf8')));
+}
 export type AssetName = (typeof FILES)[number];
 
 /** A hashed name never changes content: browsers and proxies keep it for a year without asking again. */
@@ -28,7 +60,7 @@ export class Assets {
   constructor(compressMinBytes: number) {
     this.options = { cacheControl: ASSET_CACHE_CONTROL, compressMinBytes };
     for (const name of FILES) {
-      const body = fs.readFileSync(new URL(name, ASSET_DIR));
+      const body = readAsset(name);
       const dot = name.lastIndexOf('.');
       const extension = name.slice(dot + 1);
       const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);

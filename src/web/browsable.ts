@@ -35,7 +35,7 @@ ${headers.map(([name, value]) => `${name}: ${value}\n`)}</code></pre>
 <pre class="json"><code>${jsonWithLinks(body, base)}</code></pre>
 </div>
 ${pager.length > 0 ? html`<nav class="pager" aria-label="Pages">${pager}</nav>` : ''}
-<p class="raw"><a href="${withFormatJson(target)}">Raw JSON</a></p>
+<p class="raw"><a href="${withFormatJson(target)}">Raw JSON</a> · <a href="/api/docs/">API reference</a></p>
 <div class="curl"><label for="curl">The same request from a terminal</label>
 <input id="curl" readonly value="${curlCommand(base + target)}"></div>`;
   return layout(site, { title: `${titleOf(path)} (API)`, main });

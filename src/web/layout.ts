@@ -46,7 +46,7 @@ ${live ? html`<script src="${site.assets.url('live.js')}" defer></script>` : ''}
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="site-header">
 <a class="site-name" href="/">${site.name}</a>
-<nav aria-label="Site"><ul><li><a href="/">Dashboard</a></li><li><a href="/api/">API</a></li><li><a href="/events.ics">Calendar</a></li></ul></nav>
+<nav aria-label="Site"><ul><li><a href="/">Dashboard</a></li><li><a href="/api/">API</a></li><li><a href="/api/docs/">API reference</a></li><li><a href="/events.ics">Calendar</a></li></ul></nav>
 </header>
 <main id="main"${mainClass ? html` class="${mainClass}"` : ''}>
 ${main}

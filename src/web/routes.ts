@@ -3,6 +3,7 @@ import type { VersionedTable } from '../db/table-versions.js';
 import { parseId } from '../drf/routes.js';
 import { eventsForCalendar } from '../resources/calendar-events.js';
 import type { TimeFormatter } from '../time.js';
+import { API_DOCS_HEADERS, apiDocsPage } from './api-docs.js';
 import { calendarFeed, calendarSinceUs } from './calendar.js';
 import { dashboardPage } from './dashboard.js';
 import { DETAIL_KINDS, detailPage, type DetailKind } from './details.js';
@@ -64,6 +65,15 @@ export const PAGE_ROUTES: readonly PageRoute[] = [
       return id === null ? undefined : detailPage(kind, db, id, site, times);
     },
   })),
+  {
+    // The API reference (api-docs.ts): the same for every request; its CSP allows Redoc's inline styles.
+    name: 'api-docs',
+    pattern: /^\/api\/docs\/$/,
+    reads: [],
+    type: HTML_TYPE,
+    headers: { ...PAGE_HEADERS, ...API_DOCS_HEADERS },
+    build: async ({ site }) => apiDocsPage(site),
+  },
   {
     // `/events/urlab.ics` is the original service's path, for installations migrating from it.
     name: 'calendar',

@@ -1,0 +1,39 @@
+import { html } from './html.js';
+import { HTML_HEADERS, layout, type Site } from './layout.js';
+
+/**
+ * `GET /api/docs/`: the API reference, rendered in the browser from the OpenAPI document
+ * (`/api/schema/?format=json`, same origin) by Redoc's standalone bundle, served from /assets/
+ * like every other file: no CDN, no remote font.
+ *
+ * Why Redoc (redoc 2.5.4): the lightest of the three that read well, measured on the files a
+ * browser loads (bytes / gzip -9):
+ *   - redoc.standalone.js (CSS inside):                1,103,471 /   326,665
+ *   - swagger-ui-dist 5.35.0 (bundle.js + ui.css):      1,920,795 /   484,996
+ *   - @scalar/api-reference 1.46.4 (standalone.js):     3,566,844 /   988,647 (and loads fonts from
+ *     its own CDN unless told not to)
+ * Its search runs in a Web Worker made from a blob: URL, which `script-src 'self'` refuses: search
+ * is turned off (the sidebar lists every operation). Nothing it runs needs eval under these options.
+ * Redoc writes no curl examples of its own: the page's script (assets/api-docs.js) adds one per
+ * operation (`x-codeSamples`), with the `Authorization: Token <secret>` header where the operation
+ * takes a token.
+ *
+ * The CSP is the pages' one (layout.ts) but for `style-src`: Redoc styles itself with
+ * styled-components, which inserts `<style>` elements at run time, so this page alone adds
+ * 'unsafe-inline' to `style-src`. Scripts stay `'self'` only.
+ */
+export const API_DOCS_HEADERS = {
+  'content-security-policy': HTML_HEADERS['content-security-policy'].replace("style-src 'self'", "style-src 'self' 'unsafe-inline'"),
+} as const;
+
+export const SCHEMA_URL = '/api/schema/?format=json';
+
+export function apiDocsPage(site: Site): Buffer {
+  const main = html`<h1 class="api-docs-title">API reference</h1>
+<p class="api-docs-intro">Every route of the JSON API, from its OpenAPI document (<a href="${SCHEMA_URL}">/api/schema/</a>). The same answers can be browsed at <a href="/api/">/api/</a>.</p>
+<link rel="stylesheet" href="${site.assets.url('api-docs.css')}">
+<div id="api-reference" data-schema-url="${SCHEMA_URL}"><p class="api-docs-loading">Loading the reference… (it needs JavaScript; the document itself is at <a href="${SCHEMA_URL}">/api/schema/</a>.)</p></div>
+<script src="${site.assets.url('redoc.standalone.js')}" defer></script>
+<script src="${site.assets.url('api-docs.js')}" defer></script>`;
+  return layout(site, { title: 'API reference', main, mainClass: 'api-docs' });
+}
