@@ -123,7 +123,9 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const pageTimes = new PageTimes(config.timeZone, times);
   const bodies = new CachedBodies(cache, config);
   // The API's own description (GET /api/schema/): the same for every request, so built once.
-  const openapi = openApiDocument(config);
+  // Built on first request: most processes never serve it, and it costs 16–18 ms at start.
+  let openapiDocument: unknown;
+  const openapi = () => (openapiDocument ??= openApiDocument(config));
   const api = apiHandler({ config, database, times, avatar: avatarUrls(config), bodies, fast, site, feed: live.feed, writes, openapi });
   const pages = pagesHandler({ db: database.db, config, bodies, fast, site, times: pageTimes, zone: times });
   const asset = assetHandler(site.assets);

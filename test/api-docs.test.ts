@@ -105,7 +105,7 @@ describe('GET /api/docs/', () => {
       assert.equal(response?.status(), 200);
       assert.equal((await schema).status(), 200, 'the document, from this origin');
       // A known operation's summary (getUserList), rendered by Redoc.
-      await page.getByText('User List: read', { exact: true }).first().waitFor({ state: 'attached', timeout: 20_000 });
+      await page.getByText('User List: read', { exact: true }).first().waitFor({ state: 'attached', timeout: 60_000 }); // a safety timeout: Redoc parses a megabyte of script, slow on a loaded machine
       await page.getByText('User List: create a record', { exact: true }).first().waitFor({ state: 'attached' });
       const text = (await page.locator('#api-reference').textContent()) ?? '';
       // How to authenticate: the security scheme and the description's paragraph.

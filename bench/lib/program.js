@@ -38,8 +38,8 @@ export async function currentProgram(root, work, label = 'after') {
 
 /**
  * Copies a bundle into `work/bench-<label>/` (under the repository, so that node_modules is
- * found), with the `assets/` folder the build writes beside it when there is one: since the web
- * face (src/web/assets.ts) the bundle reads its stylesheet and script from there at start. One
+ * found), with the `assets/` and `chunks/` folders the build writes beside it when there are: since the web
+ * face (src/web/assets.ts) the bundle reads its stylesheet and script from there (on first use). One
  * folder per program, so that before and after each find their own assets. Returns the copy.
  */
 function copyBundle(bundle, work, label) {
@@ -47,8 +47,11 @@ function copyBundle(bundle, work, label) {
   fs.mkdirSync(dir, { recursive: true });
   const cli = path.join(dir, `bench-cli-${label}.mjs`);
   fs.copyFileSync(bundle, cli);
-  const assets = path.join(path.dirname(bundle), 'assets');
-  if (fs.existsSync(assets)) fs.cpSync(assets, path.join(dir, 'assets'), { recursive: true });
+  // The assets, and the chunks the bundle imports on demand (dist/chunks/, since the build splits them off).
+  for (const folder of ['assets', 'chunks']) {
+    const from = path.join(path.dirname(bundle), folder);
+    if (fs.existsSync(from)) fs.cpSync(from, path.join(dir, folder), { recursive: true });
+  }
   return cli;
 }
 

@@ -27,8 +27,8 @@ export interface ApiDependencies {
   site: Site;
   feed: SpaceFeed;
   writes: AnnouncedWrites;
-  /** The OpenAPI document served at /api/schema/ (openapi/document.ts). */
-  openapi: unknown;
+  /** The OpenAPI document served at /api/schema/, built on first request (openapi/document.ts). */
+  openapi: () => unknown;
 }
 
 /** An API route's request, once resolved (drf/resolve.ts): to the stream, OPTIONS, a write or a read. */

@@ -28,8 +28,8 @@ export interface ReadDependencies {
   bodies: CachedBodies;
   fast: FastReads;
   site: Site;
-  /** The OpenAPI document, built at start. */
-  openapi: unknown;
+  /** The OpenAPI document served at /api/schema/, built on first request (openapi/document.ts). */
+  openapi: () => unknown;
 }
 
 /**
@@ -92,7 +92,7 @@ function bodyBuilder({ db, config, times, avatar, openapi }: BodyDependencies) {
     const { route } = resolved;
     const style = linkStyle(base, route.suffix, resolved.format);
     if (route.kind === 'root') return rootBody(style);
-    if (route.kind === 'schema') return openapi;
+    if (route.kind === 'schema') return openapi();
     if (route.kind === 'status') return spaceStatusRecord(await currentSpaceState(db), { time: (micros) => times.format(micros) });
     if (route.kind === 'hours') {
       // Over the weeks before now (the clock the door's records are timed by); a body up to 60 s old may be served.

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { connect, type IClientPublishOptions, type MqttClient } from 'mqtt';
+import type { IClientPublishOptions, MqttClient } from 'mqtt';
 import type { MqttSettings } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
 import { json } from '../json.js';
@@ -143,7 +143,13 @@ export class MqttBridge {
   }
 
   /** Connects (in the background: the broker may well be down; it is tried again and again). */
-  start(): void {
+  async start(): Promise<void> {
+    if (this.client !== null || this.closed) return;
+    // Loaded when a broker is configured, not at every start: MQTT.js and its transports are a
+    // fifth of the bundle (scripts/build.mjs splits dynamic imports into chunks of their own).
+    // `default`: a CommonJS package's exports object, both in Node and in the bundle's chunk (where
+    // esbuild gives a dynamically imported CommonJS module no named exports).
+    const { connect } = (await import('mqtt')).default;
     if (this.client !== null || this.closed) return;
     const { settings, log } = this.options;
     const client = connect(settings.url, {

@@ -48,36 +48,44 @@ export const ASSET_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 export const ASSET_PREFIX = '/assets/';
 
 /**
- * The web pages' static files (style.css, live.js, icon.svg), read once at start and served under
- * content-hashed names (`/assets/style.3f2a9c1b0d.css`), so that a new release is fetched at once
- * and an unchanged file never again.
+ * The web pages' static files (style.css, live.js, icon.svg, the API reference's), each read on
+ * first use and served under a content-hashed name (`/assets/style.3f2a9c1b0d.css`), so that a
+ * new release is fetched at once and an unchanged file never again. On first use, not at start:
+ * Redoc's megabyte, patched and hashed, cost 70 ms of every start for a page few ask for.
  */
 export class Assets {
-  private readonly byUrl = new Map<string, Representation>();
-  private readonly urls = new Map<string, string>();
+  private readonly files = new Map<AssetName, { url: string; representation: Representation }>();
   readonly options: ReadOptions;
 
   constructor(compressMinBytes: number) {
     this.options = { cacheControl: ASSET_CACHE_CONTROL, compressMinBytes };
-    for (const name of FILES) {
-      const body = readAsset(name);
-      const dot = name.lastIndexOf('.');
-      const extension = name.slice(dot + 1);
-      const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
-      const url = `${ASSET_PREFIX}${name.slice(0, dot)}.${hash}.${extension}`;
-      const source = { reads: [], versions: [], changedUs: 0, headers: { allow: 'GET, HEAD', vary: 'Accept-Encoding' }, type: TYPES[extension], expiresMs: 0 };
-      this.byUrl.set(url, new Representation(body, source));
-      this.urls.set(name, url);
-    }
   }
 
   /** The URL of a file by its plain name (`style.css`). */
   url(name: AssetName): string {
-    return this.urls.get(name)!;
+    return this.file(name).url;
   }
 
-  /** The file at a request path, or undefined. */
+  /** The file at a request path (`/assets/<name>.<hash>.<extension>`), or undefined. */
   at(path: string): Representation | undefined {
-    return this.byUrl.get(path);
+    const match = /^\/assets\/(.+)\.[0-9a-f]{12}\.([a-z]+)$/.exec(path);
+    const name = match === null ? undefined : FILES.find((file) => file === `${match[1]}.${match[2]}`);
+    if (name === undefined) return undefined;
+    const file = this.file(name);
+    return file.url === path ? file.representation : undefined;
+  }
+
+  private file(name: AssetName): { url: string; representation: Representation } {
+    let file = this.files.get(name);
+    if (file === undefined) {
+      const body = readAsset(name);
+      const dot = name.lastIndexOf('.');
+      const extension = name.slice(dot + 1);
+      const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
+      const source = { reads: [], versions: [], changedUs: 0, headers: { allow: 'GET, HEAD', vary: 'Accept-Encoding' }, type: TYPES[extension], expiresMs: 0 };
+      file = { url: `${ASSET_PREFIX}${name.slice(0, dot)}.${hash}.${extension}`, representation: new Representation(body, source) };
+      this.files.set(name, file);
+    }
+    return file;
   }
 }
