@@ -92,6 +92,9 @@ export const PAGE_ROUTES: readonly PageRoute[] = [
 
 /** The page at a path (without its query), and the pattern's match; null when none. */
 export function pageRouteOf(path: string): { route: PageRoute; match: RegExpExecArray } | null {
+  // Under /api/ only the reference is a page: every API request is routed here first, and need
+  // not be tried against the patterns.
+  if (path.startsWith('/api/') && path !== '/api/docs/') return null;
   for (const route of PAGE_ROUTES) {
     const match = route.pattern.exec(path);
     if (match !== null) return { route, match };
