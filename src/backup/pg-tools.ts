@@ -9,11 +9,13 @@ export function connectionFor(url: string): { dbname: string; env: NodeJS.Proces
   const env: NodeJS.ProcessEnv = {};
   if (parsed.password) env.PGPASSWORD = decodeURIComponent(parsed.password);
   parsed.password = '';
-  const given = parsed.searchParams.get('password');
-  if (given !== null) {
-    env.PGPASSWORD = given;
-    parsed.searchParams.delete('password');
+  const parameters: string[] = [];
+  for (const [key, value] of parsed.searchParams) {
+    if (key === 'password') env.PGPASSWORD = value;
+    // libpq decodes %20 but not the form encoding's `+` (which node-pg reads as a space).
+    else parameters.push(`${encodeURIComponent(key)}=${encodeURIComponent(value)}`);
   }
+  parsed.search = parameters.length > 0 ? `?${parameters.join('&')}` : '';
   return { dbname: parsed.toString(), env };
 }
 
@@ -36,25 +38,34 @@ export function runTool(program: string, args: string[], env: NodeJS.ProcessEnv 
   });
 }
 
-/** The objects of a pg_dump archive's table of contents (`pg_restore --list`), one per line. */
-export interface TocEntry {
-  line: string;
-  type: string;
-  schema: string;
-  name: string;
+/**
+ * A pg_dump archive's table of contents (`pg_restore --list`): one line per object,
+ * `216; 1259 16389 TABLE public users postgres` (dump id; catalog ids; type, which may be several
+ * words; then schema, name(s) and owner). Lines starting with `;` are comments.
+ */
+export interface Toc {
+  /** The object lines, as listed: given back to pg_restore --use-list, minus the ones left out. */
+  lines: string[];
+  /** The tables, by schema. */
+  tables: Array<{ schema: string; name: string }>;
 }
 
-/** `216; 1259 16389 TABLE public users postgres`: id; catalog ids, type (may be several words), schema, name, owner. */
-const TOC_LINE = /^\d+; \d+ \d+ ([A-Z][A-Z ]*?) (\S+) (\S+)(?: (\S+))?$/;
+const TABLE_LINE = /^\d+; \d+ \d+ TABLE (\S+) (\S+) \S+$/;
+/** The schema itself (and its comment): the target's, created or kept by restore, never by pg_restore. */
+const SCHEMA_LINE = /^\d+; \d+ \d+ (SCHEMA - |COMMENT - SCHEMA )/;
 
-export function parseToc(list: string): TocEntry[] {
-  const entries: TocEntry[] = [];
-  for (const line of list.split('\n')) {
-    if (line.startsWith(';') || line.trim() === '') continue;
-    const match = TOC_LINE.exec(line);
-    if (match) entries.push({ line, type: match[1], schema: match[2], name: match[3] });
-  }
-  return entries;
+export function parseToc(list: string): Toc {
+  const lines = list.split('\n').filter((line) => line.trim() !== '' && !line.startsWith(';'));
+  const tables = lines.flatMap((line) => {
+    const match = TABLE_LINE.exec(line);
+    return match ? [{ schema: match[1], name: match[2] }] : [];
+  });
+  return { lines, tables };
+}
+
+/** The list for pg_restore --use-list: every object but the schema. */
+export function withoutSchema(toc: Toc): string {
+  return toc.lines.filter((line) => !SCHEMA_LINE.test(line)).join('\n') + '\n';
 }
 
 /** pg_dump's pattern for exactly one schema name (double quotes make it literal). */

@@ -11,7 +11,7 @@ import { BackupError } from './backup-error.js';
 import { NOT_COPIED, tablesOf } from './catalog.js';
 import { copyTables } from './copy.js';
 import { kindOfBackup, type BackupKind } from './files.js';
-import { connectionFor, firstLine, parseToc, runTool } from './pg-tools.js';
+import { connectionFor, firstLine, parseToc, runTool, withoutSchema } from './pg-tools.js';
 import { openBackupDatabase } from './sqlite-file.js';
 
 export interface RestoreOptions {
@@ -47,7 +47,11 @@ export async function restoreDatabase(target: DatabaseTarget, file: string, opti
     const database = openDatabase(target);
     try {
       await migrateToLatest(database.db);
-      const rows = await writeTransaction(database.db, (trx) => copyTables(backup.db, trx, options));
+      const rows = await writeTransaction(database.db, (trx) => copyTables(backup.db, trx, options)).catch((error: unknown) => {
+        if (error instanceof BackupError) throw error;
+        // A row the target refuses (a constraint, a dangling reference at commit): rolled back.
+        throw new BackupError(`the backup could not be restored, nothing was changed: ${(error as Error).message}`, { cause: error });
+      });
       database.noteWrite();
       return { kind, rows };
     } finally {
@@ -70,7 +74,7 @@ async function pgRestore(url: string, file: string, replace: boolean): Promise<v
   if (listed === null) throw new BackupError('pg_restore is not installed (not on PATH): install the PostgreSQL client to restore a pg_dump archive');
   if (listed.code !== 0) throw new BackupError(`${file} is not a readable pg_dump archive: ${firstLine(listed.stderr)}`);
   const toc = parseToc(listed.stdout);
-  const archived = toc.filter((entry) => entry.type === 'TABLE');
+  const archived = toc.tables;
   const schemas = [...new Set(archived.map((entry) => entry.schema))];
   if (schemas.length !== 1 || !archived.some((entry) => entry.name === 'kysely_migration')) {
     throw new BackupError(
@@ -97,13 +101,7 @@ async function pgRestore(url: string, file: string, replace: boolean): Promise<v
       throw new BackupError(`the database is not empty (rows in ${holding.join(', ')}): restore into an empty database, or add --replace to replace all its data`);
     }
     // The schema itself is the target's (pg_restore would try to create it, or drop it with --clean).
-    fs.writeFileSync(
-      list,
-      toc
-        .filter((entry) => !(entry.type === 'SCHEMA' || (entry.type === 'COMMENT' && entry.name === 'SCHEMA')))
-        .map((entry) => entry.line)
-        .join('\n') + '\n',
-    );
+    fs.writeFileSync(list, withoutSchema(toc));
     if (existing.length === 0) await sql`create schema if not exists ${sql.id(schema)}`.execute(database.db);
     const clean = archived.some((entry) => existing.includes(entry.name)) ? ['--clean', '--if-exists'] : [];
     const restored = await runTool(
