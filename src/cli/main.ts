@@ -1,14 +1,16 @@
 import { ConfigError, loadConfig } from '../config.js';
 import { auditCommand } from './audit.js';
+import { backupCommand } from './backup.js';
 import { parseCommandArgs, UsageError, type Command } from './command.js';
 import { demoCommand } from './demo.js';
 import { exportCommand } from './export.js';
 import { importCommand } from './import.js';
 import { migrateCommand } from './migrate.js';
+import { restoreCommand } from './restore.js';
 import { serveCommand } from './serve.js';
 import { tokenCommand } from './token.js';
 
-const commands: Command[] = [serveCommand, migrateCommand, importCommand, exportCommand, demoCommand, tokenCommand, auditCommand];
+const commands: Command[] = [serveCommand, migrateCommand, importCommand, exportCommand, demoCommand, tokenCommand, auditCommand, backupCommand, restoreCommand];
 
 function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
