@@ -7,8 +7,9 @@ import { importCommand } from './import.js';
 import { migrateCommand } from './migrate.js';
 import { serveCommand } from './serve.js';
 import { tokenCommand } from './token.js';
+import { webhooksCommand } from './webhooks.js';
 
-const commands: Command[] = [serveCommand, migrateCommand, importCommand, exportCommand, demoCommand, tokenCommand, auditCommand];
+const commands: Command[] = [serveCommand, migrateCommand, importCommand, exportCommand, demoCommand, tokenCommand, auditCommand, webhooksCommand];
 
 function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
