@@ -14,6 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
 import { importRecords } from '../src/interchange/import.js';
+import { MODEL_ORDER } from '../src/interchange/models.js';
 import { enqueueDeliveries, urlKey } from '../src/live/webhook-outbox.js';
 import { describeWebhook } from '../src/live/webhooks.js';
 import { AnnouncedWrites } from '../src/live/writes.js';
@@ -359,6 +360,13 @@ describe(`webhook outbox on ${TEST_ENGINE}`, () => {
     assert.match(unknown.stderr, /no delivery "no-such-delivery"/);
     const bad = await runCli(['webhooks', 'list', '--status', 'lost'], { DATABASE_URL: fresh.url });
     assert.equal(bad.code, 2);
+
+    // The outbox is the service's own bookkeeping: `export` writes the original's models only.
+    const exported = await runCli(['export'], { DATABASE_URL: fresh.url });
+    assert.equal(exported.code, 0, exported.stderr);
+    const models = new Set((JSON.parse(exported.stdout) as { model: string }[]).map((r) => r.model));
+    assert.deepEqual([...models].sort(), [...MODEL_ORDER].sort());
+    assert.ok(!exported.stdout.includes(id) && !exported.stdout.includes('127.0.0.1'), 'no delivery in the export');
     await service.stop();
     assert.ok(!service.output().includes('path-secret') && !service.output().includes(SECRET), 'nothing secret in the logs');
   });

@@ -105,7 +105,7 @@ export type DeliveryResult = 'delivered' | 'failed' | 'abandoned';
  * left by a process that stopped or was killed is taken over by the next one (at least once: the
  * receiver dedupes with X-Webhook-Delivery). Other processes' rows are found by polling
  * (OUTBOX_POLL_MS) and at the due time of the next retry. A row whose URL is no longer in
- * WEBHOOK_URLS is abandoned when due, unattempted.
+ * WEBHOOK_URLS is abandoned when due, unattempted; without WEBHOOK_URLS nothing is claimed.
  */
 export class WebhookSender {
   private readonly targets = new Map<string, Target>();
@@ -187,7 +187,7 @@ export class WebhookSender {
     const attempts = [...this.inFlight.values()];
     for (const attempt of attempts) attempt.controller.abort();
     await Promise.all(attempts.map((a) => a.done));
-    if (!this.started) return;
+    if (!this.started || !this.enabled) return;
     try {
       const pending = await countPendingDeliveries(this.db);
       if (pending > 0) this.log.info({ pending }, `webhooks: ${pending} deliver${pending === 1 ? 'y' : 'ies'} left pending in the outbox at shutdown`);
@@ -212,7 +212,8 @@ export class WebhookSender {
   }
 
   private async claimAndSchedule(): Promise<void> {
-    let wake = Date.now() + OUTBOX_POLL_MS;
+    // Without WEBHOOK_URLS the worker only prunes: pending rows wait for a configuration with their URL.
+    let wake = this.enabled ? Date.now() + OUTBOX_POLL_MS : Date.now() + PRUNE_EVERY_MS;
     try {
       const now = Date.now();
       if (now - this.lastPruneMs >= PRUNE_EVERY_MS) {
@@ -221,11 +222,11 @@ export class WebhookSender {
         if (pruned > 0) this.log.info({ pruned }, `webhooks: ${pruned} finished deliveries older than the retention pruned`);
       }
       const free = MAX_IN_FLIGHT - this.inFlight.size;
-      if (free > 0 && !this.closed) {
+      if (free > 0 && this.enabled && !this.closed) {
         const leaseMs = this.settings.timeoutMs + LEASE_MARGIN_MS;
         for (const row of await claimDueDeliveries(this.db, this.owner, now * 1000, (now + leaseMs) * 1000, free)) this.begin(row);
       }
-      const due = await nextDueUs(this.db);
+      const due = this.enabled ? await nextDueUs(this.db) : null;
       // Rows due now that found no free slot wait for an attempt to end (which looks again).
       if (due !== null && (due / 1000 > Date.now() || this.inFlight.size < MAX_IN_FLIGHT)) wake = Math.min(wake, due / 1000);
       if (this.outboxFailing) this.log.info({}, 'webhooks: the outbox can be read again');
@@ -284,7 +285,7 @@ export class WebhookSender {
     const target = this.targets.get(row.url_key);
     const where = { webhook: row.target, delivery: row.id, id: Number(row.event_id) };
     if (this.closed) return releaseClaim(this.db, row.id, this.owner);
-    if (target === undefined || !this.enabled) {
+    if (target === undefined) {
       if (await recordAbandoned(this.db, row.id, this.owner, Date.now() * 1000, 'its URL is no longer in WEBHOOK_URLS', false)) {
         this.log.warn(where, 'webhook delivery abandoned: its URL is no longer in WEBHOOK_URLS');
         this.emit('abandoned');
