@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { WebhookSettings } from '../config.js';
 import type { Db } from '../db/connection.js';
 import { spaceStatusRecord, type SpaceState } from '../resources/openings.js';
@@ -125,7 +125,8 @@ export class WebhookSender {
     private readonly settings: WebhookSettings,
     private readonly times: TimeFormatter,
     private readonly log: WebhookLog,
-    private readonly owner: string = PROCESS_ORIGIN,
+    /** Whose claims are this worker's: unique per process, and per app in a process (tests run several). */
+    private readonly owner: string = `${PROCESS_ORIGIN}-${randomBytes(4).toString('hex')}`,
   ) {
     for (const url of settings.urls) {
       const { target, authorization } = splitCredentials(url);
@@ -221,12 +222,14 @@ export class WebhookSender {
         const pruned = await pruneDeliveries(this.db, (now - this.settings.retentionMs) * 1000);
         if (pruned > 0) this.log.info({ pruned }, `webhooks: ${pruned} finished deliveries older than the retention pruned`);
       }
+      let due = this.enabled ? await nextDueUs(this.db) : null;
       const free = MAX_IN_FLIGHT - this.inFlight.size;
-      if (free > 0 && this.enabled && !this.closed) {
+      // Only a look when nothing is due: the claim is a write (on SQLite it takes the write lock).
+      if (due !== null && due <= now * 1000 && free > 0 && !this.closed) {
         const leaseMs = this.settings.timeoutMs + LEASE_MARGIN_MS;
         for (const row of await claimDueDeliveries(this.db, this.owner, now * 1000, (now + leaseMs) * 1000, free)) this.begin(row);
+        due = await nextDueUs(this.db);
       }
-      const due = this.enabled ? await nextDueUs(this.db) : null;
       // Rows due now that found no free slot wait for an attempt to end (which looks again).
       if (due !== null && (due / 1000 > Date.now() || this.inFlight.size < MAX_IN_FLIGHT)) wake = Math.min(wake, due / 1000);
       if (this.outboxFailing) this.log.info({}, 'webhooks: the outbox can be read again');
