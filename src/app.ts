@@ -102,8 +102,9 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   // The push stream and webhooks; their streams end before the server closes.
   const live = new SpaceLive(config, database, times, app.log);
   app.decorate('live', live);
+  app.addHook('onReady', async () => live.start());
   app.addHook('preClose', () => live.close());
-  const writes = new AnnouncedWrites(database, live.committed);
+  const writes = new AnnouncedWrites(database, live.committed, live.webhooks.record);
   // MQTT (MQTT_URL): this process's changes, and the door over MQTT through the same writes. It
   // connects once the app is ready and disconnects after the server closed, before the database.
   if (config.mqtt) {

@@ -66,6 +66,8 @@ export interface WebhookSettings {
   readonly firstRetryMs: number;
   /** No retry starts later than this after the first attempt. */
   readonly giveUpMs: number;
+  /** Delivered and abandoned deliveries are kept this long in the outbox, then pruned (WEBHOOK_RETENTION_DAYS). */
+  readonly retentionMs: number;
 }
 
 export interface MqttSettings {
@@ -248,6 +250,7 @@ function readWebhooks(env: Env): WebhookSettings {
     timeoutMs: readInteger(env, 'WEBHOOK_TIMEOUT_MS', 5000, 10, 600_000),
     firstRetryMs: readInteger(env, 'WEBHOOK_FIRST_RETRY_MS', 1000, 10, 5000),
     giveUpMs: readInteger(env, 'WEBHOOK_GIVE_UP_S', 600, 1, 7 * 86_400) * 1000,
+    retentionMs: readInteger(env, 'WEBHOOK_RETENTION_DAYS', 7, 1, 3650) * 86_400_000,
   });
 }
 

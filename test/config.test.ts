@@ -90,7 +90,7 @@ describe('configuration from the environment', () => {
         compressMinBytes: 0,
         spaceApiConfig: '/etc/space/spaceapi.yaml',
         stream: { heartbeatMs: 1000, pollMs: 100 },
-        webhooks: { urls: ['https://hooks.example.org/space'], secret: 's3cret', timeoutMs: 2000, firstRetryMs: 500, giveUpMs: 60_000 },
+        webhooks: { urls: ['https://hooks.example.org/space'], secret: 's3cret', timeoutMs: 2000, firstRetryMs: 500, giveUpMs: 60_000, retentionMs: 7 * 86_400_000 },
         mqtt: {
           url: 'mqtts://broker.example.org:8883',
           username: 'bridge',

@@ -14,6 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { ConfigError, configFrom } from '../src/config.js';
 import { importRecords } from '../src/interchange/import.js';
+import { countPendingDeliveries } from '../src/live/webhook-outbox.js';
 import { currentSpaceState } from '../src/resources/openings.js';
 import { createToken } from '../src/resources/tokens.js';
 import { request, type HttpResponse } from './support/http.js';
@@ -295,7 +296,7 @@ describe(`webhooks on ${TEST_ENGINE}`, () => {
     assert.ok(!server.rawLogs().includes(SECRET));
   });
 
-  it('gives up after WEBHOOK_GIVE_UP_S, and logs it; a shutdown abandons pending retries without waiting for them', async () => {
+  it('gives up after WEBHOOK_GIVE_UP_S, and logs it; a shutdown leaves pending retries in the outbox without waiting for them', async () => {
     const broken = track(await Receiver.start(() => 503));
     const server = track(await startLogged({ WEBHOOK_URLS: broken.url, WEBHOOK_SECRET: SECRET, WEBHOOK_FIRST_RETRY_MS: '100', WEBHOOK_GIVE_UP_S: '1' }));
     assert.equal((await doorPost(server.base, server.door, !(await isOpenNow(server)))).status, 201);
@@ -313,16 +314,18 @@ describe(`webhooks on ${TEST_ENGINE}`, () => {
     const slow = track(await startLogged({ WEBHOOK_URLS: broken.url, WEBHOOK_SECRET: SECRET, WEBHOOK_FIRST_RETRY_MS: '5000' }));
     assert.equal((await doorPost(slow.base, slow.door, !(await isOpenNow(slow)))).status, 201);
     await broken.waitFor(attempts + 1);
-    // The first attempt failed and its retry is due in 5 s: close() returns without making it.
+    // The first attempt failed and its retry is due in 5 s: close() returns without making it,
+    // and the delivery stays pending in the outbox for the next start (webhook-outbox.test.ts).
     await within(slow.app.close(), 'app.close() with a retry pending');
     assert.equal(broken.deliveries.length, attempts + 1, 'close() did not wait for the pending retry');
     assert.ok(
-      slow.logs.some((l) => l.msg === 'webhooks: 1 delivery abandoned at shutdown'),
+      slow.logs.some((l) => l.msg === 'webhooks: 1 delivery left pending in the outbox at shutdown'),
       slow.rawLogs(),
     );
+    assert.equal(await countPendingDeliveries(slow.fresh.handle.db), 1);
   });
 
-  it('with several processes, each change is delivered once (by the process that recorded it)', async () => {
+  it('with several processes, each change is delivered once (claimed by one process at a time)', async () => {
     const receiver = track(await Receiver.start());
     const fresh = await freshDatabase();
     cleanups.push(() => fresh.cleanup());
@@ -385,7 +388,7 @@ describe(`webhooks on ${TEST_ENGINE}`, () => {
 describe('webhook configuration', () => {
   it('defaults to no webhooks; reads URLs, secret and timings', () => {
     const none = configFrom({});
-    assert.deepEqual(none.webhooks, { urls: [], secret: null, timeoutMs: 5000, firstRetryMs: 1000, giveUpMs: 600_000 });
+    assert.deepEqual(none.webhooks, { urls: [], secret: null, timeoutMs: 5000, firstRetryMs: 1000, giveUpMs: 600_000, retentionMs: 7 * 86_400_000 });
     assert.deepEqual(none.stream, { heartbeatMs: 15_000, pollMs: 100 });
     const some = configFrom({
       WEBHOOK_URLS: ' https://a.example/hook , http://b.example:8080/x?y=1,,https://a.example/hook',
@@ -393,10 +396,18 @@ describe('webhook configuration', () => {
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_FIRST_RETRY_MS: '500',
       WEBHOOK_GIVE_UP_S: '60',
+      WEBHOOK_RETENTION_DAYS: '30',
       STREAM_HEARTBEAT_MS: '1000',
       STREAM_POLL_MS: '100',
     });
-    assert.deepEqual(some.webhooks, { urls: ['https://a.example/hook', 'http://b.example:8080/x?y=1'], secret: 's3cret', timeoutMs: 2000, firstRetryMs: 500, giveUpMs: 60_000 });
+    assert.deepEqual(some.webhooks, {
+      urls: ['https://a.example/hook', 'http://b.example:8080/x?y=1'],
+      secret: 's3cret',
+      timeoutMs: 2000,
+      firstRetryMs: 500,
+      giveUpMs: 60_000,
+      retentionMs: 30 * 86_400_000,
+    });
     assert.deepEqual(some.stream, { heartbeatMs: 1000, pollMs: 100 });
     assert.ok(Object.isFrozen(some.webhooks) && Object.isFrozen(some.webhooks.urls) && Object.isFrozen(some.stream));
   });
@@ -420,6 +431,7 @@ describe('webhook configuration', () => {
     refuses({ WEBHOOK_FIRST_RETRY_MS: '6000' }, 'WEBHOOK_FIRST_RETRY_MS');
     refuses({ WEBHOOK_TIMEOUT_MS: 'soon' }, 'WEBHOOK_TIMEOUT_MS');
     refuses({ WEBHOOK_GIVE_UP_S: '0' }, 'WEBHOOK_GIVE_UP_S');
+    refuses({ WEBHOOK_RETENTION_DAYS: '0' }, 'WEBHOOK_RETENTION_DAYS');
     refuses({ STREAM_HEARTBEAT_MS: '0' }, 'STREAM_HEARTBEAT_MS');
     refuses({ STREAM_POLL_MS: '-1' }, 'STREAM_POLL_MS');
   });

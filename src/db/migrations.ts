@@ -343,6 +343,39 @@ const readLeases: Migration = {
   },
 };
 
+/**
+ * The webhook outbox (live/webhook-outbox.ts): one row per change and configured URL, inserted in
+ * the change's own transaction, so that a delivery survives a crash or a restart. Not versioned
+ * (no table_versions trigger): no response is built from it. The URL itself is not stored (it may
+ * hold a secret): `url_key` is its SHA-256, matched against WEBHOOK_URLS, and `target` its origin.
+ */
+const webhookDeliveries: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('webhook_deliveries')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('event', 'text', (c) => c.notNull())
+      .addColumn('event_id', 'bigint', (c) => c.notNull())
+      .addColumn('body', 'text', (c) => c.notNull())
+      .addColumn('url_key', 'text', (c) => c.notNull())
+      .addColumn('target', 'text', (c) => c.notNull())
+      .addColumn('status', 'text', (c) => c.notNull().check(sql`status in ('pending', 'delivered', 'abandoned')`))
+      .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('created_us', 'bigint', (c) => c.notNull())
+      .addColumn('first_attempt_us', 'bigint')
+      .addColumn('last_attempt_us', 'bigint')
+      .addColumn('next_attempt_us', 'bigint', (c) => c.notNull())
+      .addColumn('next_delay_ms', 'integer', (c) => c.notNull())
+      .addColumn('claimed_by', 'text')
+      .addColumn('claimed_until_us', 'bigint')
+      .addColumn('last_error', 'text')
+      .addColumn('finished_us', 'bigint')
+      .execute();
+    await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_us']).execute();
+    await db.schema.createIndex('webhook_deliveries_created').on('webhook_deliveries').columns(['created_us', 'id']).execute();
+  },
+};
+
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_api_tokens': apiTokens,
@@ -350,6 +383,7 @@ export const migrations: Record<string, Migration> = {
   '0004_id_high_water': idHighWater,
   '0005_read_paths': readPaths,
   '0006_read_leases': readLeases,
+  '0007_webhook_deliveries': webhookDeliveries,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -115,6 +115,34 @@ export interface OpeningBucketsTable {
   n: number;
 }
 
+/** The webhook outbox: one delivery of one change to one URL (live/webhook-outbox.ts). */
+export interface WebhookDeliveriesTable {
+  /** The X-Webhook-Delivery id (a UUID), fixed at insert. */
+  id: string;
+  event: string;
+  event_id: number;
+  /** The exact bytes POSTed (UTF-8 JSON), fixed at insert. */
+  body: string;
+  /** SHA-256 of the URL: the URL may hold a secret and is not stored. */
+  url_key: string;
+  /** The URL's origin, `scheme://host[:port]/…`, fit for logs and listings. */
+  target: string;
+  status: 'pending' | 'delivered' | 'abandoned';
+  attempts: number;
+  created_us: number;
+  first_attempt_us: number | null;
+  last_attempt_us: number | null;
+  /** When a pending delivery is due (its next retry). */
+  next_attempt_us: number;
+  next_delay_ms: number;
+  /** The process attempting it now, and until when its claim holds (a lease: a killed process lets go). */
+  claimed_by: string | null;
+  claimed_until_us: number | null;
+  last_error: string | null;
+  /** When it was delivered or abandoned. */
+  finished_us: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   openings: OpeningsTable;
@@ -129,6 +157,7 @@ export interface Database {
   deleted_id_high_water: DeletedIdHighWaterTable;
   table_versions: TableVersionsTable;
   opening_buckets: OpeningBucketsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export const COUNTED_TABLES = ['users', 'openings', 'projects', 'events', 'meetings'] as const;

@@ -12,7 +12,8 @@ export const REPLAY_LIMIT = 1000;
  * A process's live parts: the push stream's feed and the webhooks. The write routes call
  * `committed` right after a commit that changed the space's state (see space-changes.ts for how
  * they tell): this process's stream clients get it at once, other processes through PostgreSQL
- * NOTIFY or the SQLite poll, and the webhooks are sent from here, by the committing process only.
+ * NOTIFY or the SQLite poll. The webhooks' deliveries were recorded in the change's transaction
+ * (`webhooks.record`, see writes.ts); `committed` only wakes this process's delivery worker.
  */
 export class SpaceLive {
   readonly feed: SpaceFeed;
@@ -33,7 +34,7 @@ export class SpaceLive {
       listenUrl: config.database.engine === 'postgres' ? config.database.url : null,
       log,
     });
-    this.webhooks = new WebhookSender(config.webhooks, times, log);
+    this.webhooks = new WebhookSender(database.db, config.webhooks, times, log);
   }
 
   /** Other services told of this process's changes, as the webhooks are (the MQTT bridge). */
@@ -44,7 +45,7 @@ export class SpaceLive {
     // The write is committed: whatever goes wrong here must not turn its answer into a 500.
     try {
       this.feed.hint();
-      this.webhooks.send(state);
+      this.webhooks.kick();
       for (const listener of this.listeners) listener(state);
     } catch (error) {
       this.log.error({ err: error }, "could not announce a change of the space's state");
@@ -54,6 +55,11 @@ export class SpaceLive {
   /** Tells `listener` of every change this process commits, like the webhooks (it must neither throw nor wait). */
   onCommitted(listener: (state: SpaceState) => void): void {
     this.listeners.push(listener);
+  }
+
+  /** Once the app is ready: the webhooks' worker starts on what the outbox holds. */
+  start(): void {
+    this.webhooks.start();
   }
 
   async close(): Promise<void> {
