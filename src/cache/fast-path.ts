@@ -41,7 +41,7 @@ export function variantOf(url: string, accept: string | undefined): Variant | nu
  * one failed read, not two).
  */
 interface PassedOn {
-  target: Target;
+  target: KeyedTarget;
   versions?: Promise<VersionSnapshot>;
 }
 
@@ -84,6 +84,11 @@ export class FastReads {
     return this.passedOn.get(request)?.target ?? parseTarget(request.url ?? '/');
   }
 
+  /** The cache key of a GET the fast path passed on, or undefined when it did not see it. */
+  keyOf(request: IncomingMessage): string | undefined {
+    return this.passedOn.get(request)?.target.key;
+  }
+
   /** The versions a read is answered under: those the fast path read for it, if it did. */
   versionsFor(request: IncomingMessage): Promise<VersionSnapshot> {
     return this.passedOn.get(request)?.versions ?? this.options.database.versions();
@@ -92,8 +97,12 @@ export class FastReads {
   /** Answers from the cache, or calls `fallback` (nothing sent) for the framework to answer. */
   serve(request: IncomingMessage, response: ServerResponse, fallback: () => void): void {
     const { cache, database, isClosing } = this.options;
+    // With the cache off (RESPONSE_CACHE_MB=0) nothing is answered here: no key to make.
+    if (!cache.enabled) return fallback();
     const target = this.eligible(request);
-    if (target === null || isClosing() || !cache.has(target.key)) return fallback();
+    if (target === null || isClosing()) return fallback();
+    // A miss: the full path builds the body, with the target and key made here.
+    if (!cache.has(target.key)) return this.passOn(request, target, fallback);
     const start = this.logRequests ? performance.now() : 0;
     let now: VersionSnapshot | null;
     try {
@@ -128,7 +137,7 @@ export class FastReads {
     this.passOn(request, target, fallback, versions);
   }
 
-  private passOn(request: IncomingMessage, target: Target, fallback: () => void, versions?: Promise<VersionSnapshot>): void {
+  private passOn(request: IncomingMessage, target: KeyedTarget, fallback: () => void, versions?: Promise<VersionSnapshot>): void {
     this.passedOn.set(request, { target, versions });
     fallback();
   }

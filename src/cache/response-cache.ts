@@ -45,6 +45,11 @@ export class ResponseCache {
   }
 
   /** Whether a response is kept for a key, whatever versions it was built from. */
+  /** False with RESPONSE_CACHE_MB=0: nothing is ever kept. */
+  get enabled(): boolean {
+    return this.maxBytes > 0;
+  }
+
   has(key: string): boolean {
     return this.entries.has(key);
   }

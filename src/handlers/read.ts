@@ -42,7 +42,7 @@ export function readHandler({ db, config, times, avatar, bodies, fast, site, ope
   const buildBody = bodyBuilder({ db, config, times, avatar, openapi });
   return async function read(request: FastifyRequest, reply: FastifyReply, resolved: Resolved, base: string): Promise<FastifyReply> {
     // The key follows what the fast path sees (the Accept's pick); the body, the format too (`format=json` in a browser).
-    const key = cacheKey(base, resolved.rawPath, resolved.query, preferredMedia(request.headers.accept) ?? 'json');
+    const key = fast.keyOf(request.raw) ?? cacheKey(base, resolved.rawPath, resolved.query, preferredMedia(request.headers.accept) ?? 'json');
     const { route } = resolved;
     const headers = routeHeaders(route);
     const html = resolved.media === 'html';
