@@ -47,6 +47,9 @@ declare module 'fastify' {
   }
 }
 
+/** The largest request body read (any longer one gets 413 before it is read). */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
 export interface AppDependencies {
   /** An open database; when omitted, the app opens config.database and closes it with itself. */
   database?: DatabaseHandle;
@@ -73,7 +76,9 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   let node: NodeServer | undefined;
   let closing = false;
   const app = Fastify({
-    serverFactory: (handler) => (node = nodeServer(handler)).server,
+    serverFactory: (handler) => (node = nodeServer(handler, config.requests)).server,
+    // Fastify's default, stated: writes are small JSON records, far below it (413 above).
+    bodyLimit: BODY_LIMIT_BYTES,
     logger: typeof logger === 'object' ? { ...logger, serializers: { req: serializeRequest } } : logger,
     trustProxy: config.trustProxy,
     // Paths are matched by our own route table (drf/routes.ts), so Fastify's router sees one wildcard.

@@ -47,6 +47,15 @@ export interface Config {
   readonly webhooks: WebhookSettings;
   /** The MQTT bridge (live/mqtt.ts); null when MQTT_URL is not set. */
   readonly mqtt: MqttSettings | null;
+  /** How long a client may take to send a request (slow and hostile clients). */
+  readonly requests: RequestTimeouts;
+}
+
+export interface RequestTimeouts {
+  /** A request's headers must all arrive within this (HEADERS_TIMEOUT_MS), else 408 and the connection closes. */
+  readonly headersTimeoutMs: number;
+  /** The whole request, body included, within this (REQUEST_TIMEOUT_MS); at least headersTimeoutMs. */
+  readonly requestTimeoutMs: number;
 }
 
 export interface StreamSettings {
@@ -346,7 +355,16 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     webhooks: readWebhooks(env),
     mqtt: readMqtt(env),
+    requests: readRequestTimeouts(env),
   });
+}
+
+function readRequestTimeouts(env: Env): RequestTimeouts {
+  const headersTimeoutMs = readInteger(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000);
+  const requestTimeoutMs = readInteger(env, 'REQUEST_TIMEOUT_MS', Math.max(30_000, headersTimeoutMs), 100, 3_600_000);
+  // Node's server refuses a headers timeout above the request's (the headers are part of it).
+  if (requestTimeoutMs < headersTimeoutMs) throw new ConfigError('REQUEST_TIMEOUT_MS', `must be at least HEADERS_TIMEOUT_MS (${headersTimeoutMs}), got ${requestTimeoutMs}`);
+  return Object.freeze({ headersTimeoutMs, requestTimeoutMs });
 }
 
 function readSpaceName(raw: string | undefined): string | null {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
+import { ConnectionDrain } from './http/drain.js';
 
 /** Longest a graceful close may take (requests in flight finishing) before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -25,29 +26,45 @@ export function stopSignal(): AbortSignal {
 }
 
 /**
- * Listens, and closes gracefully when `stop` aborts (by default on SIGINT/SIGTERM): requests in
- * flight finish first, then the process exits 0.
+ * Listens, and closes gracefully when `stop` aborts (by default on SIGINT/SIGTERM), then exits 0:
+ * it stops accepting, ends the streams (with a `retry:` hint), lets the requests in flight
+ * finish, each keep-alive connection closing after an answer that says `Connection: close`
+ * (http/drain.ts), then closes the app (MQTT, the database) and flushes the log.
  */
 export async function listen(app: FastifyInstance, config: Pick<Config, 'host' | 'port'>, stop: AbortSignal = stopSignal()): Promise<string> {
+  const connections = new ConnectionDrain(app.server);
   const address = await app.listen({ host: config.host, port: config.port });
   let closing = false;
-  const shutdown = () => {
+  const shutdown = async () => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal: stop.reason }, 'shutting down');
+    const started = performance.now();
+    app.log.info({ signal: stop.reason, connections: connections.size }, 'shutting down');
     setTimeout(() => {
       app.log.error(`requests still in flight after ${SHUTDOWN_GRACE_MS / 1000} s: exiting anyway`);
-      process.exit(1);
+      void flushLog(app).finally(() => process.exit(1));
     }, SHUTDOWN_GRACE_MS).unref();
-    app.close().then(
-      () => process.exit(0),
-      (err) => {
-        app.log.error({ err }, 'error while shutting down');
-        process.exit(1);
-      },
-    );
+    try {
+      const drained = connections.drain();
+      await app.live.feed.close();
+      await drained;
+      await app.close();
+      app.log.info({ shutdownMs: Math.round(performance.now() - started) }, 'stopped');
+      await flushLog(app);
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'error while shutting down');
+      await flushLog(app);
+      process.exit(1);
+    }
   };
-  if (stop.aborted) shutdown();
-  else stop.addEventListener('abort', shutdown, { once: true });
+  if (stop.aborted) void shutdown();
+  else stop.addEventListener('abort', () => void shutdown(), { once: true });
   return address;
+}
+
+/** Writes out what the logger still buffers (pino writes asynchronously). */
+function flushLog(app: FastifyInstance): Promise<void> {
+  const log = app.log as { flush?: (done: (error?: Error) => void) => void };
+  return new Promise((resolve) => (log.flush ? log.flush(() => resolve()) : resolve()));
 }

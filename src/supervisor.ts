@@ -14,6 +14,8 @@ export interface SuperviseOptions {
   log: Logger;
   /** Aborted by SIGINT/SIGTERM: every worker is asked to stop gracefully. */
   stop: AbortSignal;
+  /** Registers the handler of a rolling restart (SIGHUP). */
+  onReload?: (handler: () => void) => void;
 }
 
 /**
@@ -21,10 +23,19 @@ export interface SuperviseOptions {
  * each sees cluster.isWorker and serves), replaces a worker that dies, and stops them all when
  * `stop` aborts. Resolves with the exit code for the primary once no worker is left: 0 after a
  * requested stop, 1 when it gave up (crash loop, or a worker that could not start).
+ *
+ * `onReload` (SIGHUP) replaces the workers one at a time, with the code and files on disk now:
+ * a new worker first, and once it listens, one old worker drains (SIGTERM: it stops accepting,
+ * and the primary gives new connections to the others) and exits; then the next. A new worker
+ * that cannot start abandons the restart: the old workers keep serving.
  */
-export function superviseWorkers({ workers, log, stop }: SuperviseOptions): Promise<number> {
+export function superviseWorkers({ workers, log, stop, onReload }: SuperviseOptions): Promise<number> {
   return new Promise((resolve) => {
-    const live = new Map<Worker, { pid: number; listening: boolean }>();
+    const live = new Map<Worker, { pid: number; listening: boolean; retiring: boolean }>();
+    /** Fulfilled when a worker listens, or exits first (false). */
+    const started = new Map<Worker, (listening: boolean) => void>();
+    const exited = new Map<Worker, () => void>();
+    let reloading = false;
     const restarts = new Set<NodeJS.Timeout>();
     const deaths: number[] = [];
     let stopping = false;
@@ -54,17 +65,30 @@ export function superviseWorkers({ workers, log, stop }: SuperviseOptions): Prom
       finishIfDone();
     };
 
-    const start = () => {
+    const start = (): Worker => {
       const worker = cluster.fork();
-      const state = { pid: worker.process.pid ?? 0, listening: false };
+      const state = { pid: worker.process.pid ?? 0, listening: false, retiring: false };
       live.set(worker, state);
       worker.on('listening', (address) => {
         state.listening = true;
         log.info({ worker: state.pid, address: address.address, port: address.port }, `worker ${state.pid} is serving`);
+        started.get(worker)?.(true);
       });
       worker.on('exit', (code, signal) => {
         live.delete(worker);
+        exited.get(worker)?.();
+        const waiting = started.get(worker);
         if (stopping) return finishIfDone();
+        if (state.retiring) {
+          const how = signal ? `signal ${signal}` : `exit code ${code}`;
+          if (code === 0) log.info({ worker: state.pid, code }, `worker ${state.pid} retired`);
+          else log.error({ worker: state.pid, code, signal }, `worker ${state.pid} retired with ${how}`);
+          return;
+        }
+        if (waiting) {
+          // A rolling restart's new worker: the restart gives up, the old workers keep serving.
+          return waiting(false);
+        }
         const how = signal ? `signal ${signal}` : `exit code ${code}`;
         if (!state.listening && !signal && code !== 0) {
           // Its start already waits for an unreachable database: this failure will not pass by itself.
@@ -89,6 +113,61 @@ export function superviseWorkers({ workers, log, stop }: SuperviseOptions): Prom
         }, delay);
         restarts.add(timer);
       });
+      return worker;
+    };
+
+    /** A new worker, once it listens (null if it exited before). */
+    const startListening = (worker: Worker) =>
+      new Promise<boolean>((done) => {
+        started.set(worker, done);
+      }).finally(() => started.delete(worker));
+
+    const retire = (worker: Worker, by: number) => {
+      const state = live.get(worker);
+      if (state === undefined) return Promise.resolve();
+      state.retiring = true;
+      const gone = new Promise<void>((done) => exited.set(worker, done)).finally(() => exited.delete(worker));
+      log.info({ worker: state.pid, by }, `worker ${state.pid} is draining (replaced by ${by})`);
+      worker.process.kill('SIGTERM');
+      return gone;
+    };
+
+    const reload = async () => {
+      if (stopping) return;
+      if (reloading) {
+        log.warn({}, 'SIGHUP: a rolling restart is under way already; ignored');
+        return;
+      }
+      reloading = true;
+      const old = [...live].filter(([, state]) => !state.retiring).map(([worker]) => worker);
+      const replaced: number[] = [];
+      const by: number[] = [];
+      log.info({ workers: old.map((w) => live.get(w)!.pid) }, `SIGHUP: replacing ${old.length} worker${old.length === 1 ? '' : 's'} one at a time`);
+      try {
+        for (const worker of old) {
+          if (stopping) return;
+          // Died meanwhile (and replaced, by a worker of the new code already).
+          if (!live.has(worker)) continue;
+          const fresh = start();
+          const pid = fresh.process.pid ?? 0;
+          if (!(await startListening(fresh))) {
+            if (!stopping) {
+              log.error(
+                { worker: pid, replaced, by },
+                `rolling restart abandoned: the new worker ${pid} could not start (its log says why); ${old.length - replaced.length} old worker(s) keep serving`,
+              );
+            }
+            return;
+          }
+          if (stopping) return;
+          by.push(pid);
+          replaced.push(live.get(worker)?.pid ?? 0);
+          await retire(worker, pid);
+        }
+        if (!stopping) log.info({ replaced, by }, `rolling restart complete: workers ${replaced.join(', ')} replaced by ${by.join(', ')}`);
+      } finally {
+        reloading = false;
+      }
     };
 
     const onStop = () => stopAll(`${String(stop.reason)} received`, 0);
@@ -97,6 +176,7 @@ export function superviseWorkers({ workers, log, stop }: SuperviseOptions): Prom
       return;
     }
     stop.addEventListener('abort', onStop, { once: true });
+    onReload?.(() => void reload());
     for (let i = 0; i < workers; i++) start();
   });
 }

@@ -68,6 +68,8 @@ describe('configuration from the environment', () => {
       MQTT_TOPIC_PREFIX: ' spaces/urlab ',
       MQTT_DOOR_TOPIC: 'spaces/urlab/door',
       MQTT_HOMEASSISTANT: 'TRUE',
+      HEADERS_TIMEOUT_MS: '2000',
+      REQUEST_TIMEOUT_MS: '4000',
     });
     assert.deepEqual(
       { ...config },
@@ -99,6 +101,7 @@ describe('configuration from the environment', () => {
           doorTopic: 'spaces/urlab/door',
           homeAssistant: true,
         },
+        requests: { headersTimeoutMs: 2000, requestTimeoutMs: 4000 },
       },
     );
   });
@@ -215,5 +218,25 @@ describe('configuration from the environment', () => {
     assert.equal(result.status, 78);
     assert.match(result.stderr, /configuration error: TIME_ZONE: unknown IANA time zone "Nowhere\/Atlantis"/);
     assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+  });
+});
+
+describe('request timeouts (slow clients)', () => {
+  it('default to 10 s for the headers and 30 s for the whole request, frozen', () => {
+    const { requests } = loadConfig({});
+    assert.deepEqual(requests, { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 });
+    assert.ok(Object.isFrozen(requests));
+  });
+
+  it('reads HEADERS_TIMEOUT_MS and REQUEST_TIMEOUT_MS; the request timeout follows a longer headers timeout by default', () => {
+    assert.deepEqual(loadConfig({ HEADERS_TIMEOUT_MS: '500', REQUEST_TIMEOUT_MS: '1000' }).requests, { headersTimeoutMs: 500, requestTimeoutMs: 1000 });
+    assert.deepEqual(loadConfig({ HEADERS_TIMEOUT_MS: '60000' }).requests, { headersTimeoutMs: 60_000, requestTimeoutMs: 60_000 });
+  });
+
+  it('rejects values that are not whole numbers in range, and a request timeout below the headers timeout', () => {
+    assert.match(configError({ HEADERS_TIMEOUT_MS: '10s' }).message, /^HEADERS_TIMEOUT_MS: expected a whole number/);
+    assert.match(configError({ HEADERS_TIMEOUT_MS: '0' }).message, /^HEADERS_TIMEOUT_MS: must be between 100 and 600000/);
+    assert.match(configError({ REQUEST_TIMEOUT_MS: '-1' }).message, /^REQUEST_TIMEOUT_MS: expected a whole number/);
+    assert.match(configError({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '4000' }).message, /^REQUEST_TIMEOUT_MS: must be at least HEADERS_TIMEOUT_MS \(5000\), got 4000/);
   });
 });

@@ -20,8 +20,8 @@ export const serveCommand: Command = {
 
 Starts the API on HOST:PORT (default 127.0.0.1:8000) using DATABASE_URL
 (default sqlite:data/hackerspace.sqlite). The database is created and migrated
-automatically. Stop with Ctrl-C or SIGTERM; requests in flight finish first
-(exit code 0).
+automatically. Stop with Ctrl-C or SIGTERM; it stops accepting, requests in
+flight finish first, streams end with a retry hint (exit code 0, within 10 s).
 
   --workers N   serve from N worker processes sharing the port (1 to ${MAX_WORKERS}).
                 This process migrates the database once, then starts the workers
@@ -29,7 +29,10 @@ automatically. Stop with Ctrl-C or SIGTERM; requests in flight finish first
                 ${FIRST_RESTART_DELAY_MS / 1000} s (doubling up to ${MAX_RESTART_DELAY_MS / 1000} s); after more than ${MAX_DEATHS_IN_WINDOW} deaths within
                 ${RESTART_WINDOW_MS / 1000} s, or a worker that cannot start at all, it stops every
                 worker and exits with code 1. Ctrl-C or SIGTERM stops all workers
-                gracefully. Without --workers, this process serves by itself.
+                gracefully. SIGHUP replaces the workers one at a time with the code on
+                disk now (a rolling restart: each new worker listens before an old one
+                drains; clients see nothing). Without --workers, this process serves
+                by itself, and SIGHUP is logged and ignored.
 
 Scaling out: PostgreSQL is the way to serve from several processes, with
 --workers on one machine and with any number of \`serve\` processes on several
@@ -69,6 +72,8 @@ function workerCount(values: Record<string, unknown>): number {
   return workers;
 }
 
+const SINGLE_PROCESS_HANGUP = 'SIGHUP ignored: a single process cannot be replaced without a gap; run `serve --workers N` (N ≥ 1) for rolling restarts';
+
 export interface ServeOptions {
   /** Serve from this many cluster workers; undefined serves from this process. */
   workers?: number;
@@ -82,11 +87,19 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   // database or starts workers; buildApp reads the file again in each serving process.
   if (cluster.isPrimary) loadSpaceApi(config);
   const log = createLogger(config.logLevel);
+  // SIGHUP: the primary's rolling restart of its workers. A worker ignores it (a closing terminal
+  // sends it to the primary and its workers alike); so does a single process, which cannot be
+  // replaced without a gap: it says so, and goes on serving.
+  let onHangup = cluster.isWorker
+    ? () => {}
+    : () => log.warn({ signal: 'SIGHUP' }, options.workers === undefined ? SINGLE_PROCESS_HANGUP : 'SIGHUP ignored: the workers have not started yet');
+  process.on('SIGHUP', () => onHangup());
   try {
     if (options.workers !== undefined && cluster.isPrimary) {
       await prepareDatabase(config, log, stop, { close: true });
       log.info({ workers: options.workers }, `starting ${options.workers} worker${options.workers === 1 ? '' : 's'} on ${config.host}:${config.port}`);
-      process.exit(await superviseWorkers({ workers: options.workers, log, stop }));
+      const onReload = (handler: () => void) => (onHangup = handler);
+      process.exit(await superviseWorkers({ workers: options.workers, log, stop, onReload }));
     }
     // A cluster worker: its primary has migrated the database.
     const database =

@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SpaceFeed, Subscriber } from '../live/space-feed.js';
-import { unavailable } from '../drf/errors.js';
 import { lastValue } from '../drf/query.js';
 import type { Resolved } from '../drf/resolve.js';
 import { sendJson } from '../http/reply.js';
@@ -24,6 +23,18 @@ export const STREAM_HEADERS = {
 
 /** A client that reads nothing while this much waits in its socket's buffer is cut off. */
 const MAX_BUFFERED_BYTES = 256 * 1024;
+
+/**
+ * At shutdown every stream ends with `retry: <ms>`: EventSource reconnects after that long (to
+ * another worker, or to the restarted service). Spread over a second, so that a thousand clients
+ * do not all come back in the same instant.
+ */
+export const RECONNECT_MIN_MS = 500;
+export const RECONNECT_SPREAD_MS = 1000;
+
+function retryHint(): string {
+  return `retry: ${RECONNECT_MIN_MS + Math.floor(Math.random() * RECONNECT_SPREAD_MS)}\n\n`;
+}
 
 export const OPTIONS_BODY = {
   name: 'Space Stream',
@@ -65,7 +76,7 @@ export function streamHandler(feed: SpaceFeed) {
         res.write(frame);
       },
       end() {
-        res.end();
+        res.end(retryHint());
         // The connection closes with the stream: nothing else is coming on it while shutting down.
         res.socket?.end();
       },
@@ -85,8 +96,16 @@ export function streamHandler(feed: SpaceFeed) {
       await feed.join(subscriber, lastEventIdOf(request.headers['last-event-id'], resolved));
     } catch (error) {
       res.off('close', onClose);
-      // Shutting down: come back shortly (to this process's successor, or another one).
-      if (feed.isClosed) throw unavailable({ connection: 'close' });
+      // Shutting down: come back shortly (to this process's successor, or another one). A 503
+      // would make EventSource give up for good; an ended stream makes it reconnect.
+      if (feed.isClosed) {
+        reply.hijack();
+        if (!res.destroyed) {
+          res.writeHead(200, { ...reply.getHeaders(), ...STREAM_HEADERS, connection: 'close' } as Record<string, string>);
+          res.end(retryHint());
+        }
+        return reply;
+      }
       throw error;
     }
     // The client left while joining: there is nobody to answer.

@@ -16,7 +16,13 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
  * which llhttp refuses even in its insecure mode) still get a JSON body, written on the socket.
  */
 export function clientError(error: Error, socket: Socket): void {
-  if (!socket.writable) return;
+  // An answer already under way on this socket (Node's own handler checks the same): a status
+  // line now would corrupt it. The connection just closes.
+  const answering = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (!socket.writable || answering?.headersSent) {
+    socket.destroy();
+    return;
+  }
   const code = (error as { code?: string }).code;
   const [status, detail] =
     code === 'HPE_HEADER_OVERFLOW'

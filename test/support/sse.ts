@@ -67,7 +67,8 @@ export function openStream(base: string, path = '/api/space/stream/', headers: R
             else if (field === 'id') id = value;
             else if (field === 'data') data.push(value);
           }
-          if (isEvent) events.push({ event, id, data: data.join('\n') });
+          // As EventSource does: a block without data (`retry:` alone) dispatches no event.
+          if (isEvent && data.length > 0) events.push({ event, id, data: data.join('\n') });
         }
         notify();
       });

@@ -1,0 +1,113 @@
+import type http from 'node:http';
+import net from 'node:net';
+
+/**
+ * While draining, a connection that has neither a request in flight nor received a byte for this
+ * long is closed. A keep-alive client sends its next request right after reading an answer (wrk,
+ * an agent's pool): its gap is far shorter, so it gets an answer with `Connection: close` instead;
+ * only a connection idle this long is closed under it, the race every keep-alive client lives with.
+ */
+export const DRAIN_IDLE_MS = 1000;
+/** How often idle connections are looked for while draining. */
+const SWEEP_MS = 50;
+
+interface ConnectionState {
+  /** Requests whose response has not closed yet (more than one when a client pipelines). */
+  inFlight: number;
+  /** socket.bytesRead when last looked at, and since when it has not moved (nor a response ended). */
+  bytesRead: number;
+  quietSince: number;
+}
+
+/**
+ * The connections of an HTTP server, and how to close them without cutting a request off: the
+ * drain of a graceful shutdown and of a rolling restart's retiring worker. Node's server.close()
+ * (and Fastify's close) end every idle keep-alive connection at once, including those whose
+ * client is sending its next request at that instant: under load that is a reset request on
+ * nearly every connection. Here instead:
+ *
+ * - the listening socket closes first (in a cluster worker, the primary then gives new
+ *   connections to the other workers; one already on its way to this one is handed back);
+ * - every response not started yet, and every later one, says `Connection: close` (Node then
+ *   closes the connection after it): the fast path's as well as the framework's, since this
+ *   listener runs before the server's own request handler;
+ * - a connection with no request in flight that stays quiet DRAIN_IDLE_MS is closed;
+ * - it is done when no connection is left.
+ *
+ * Streams are requests in flight: they must be ended by their owner (the space feed) for the
+ * drain to finish. Attach before the server accepts its first connection.
+ */
+export class ConnectionDrain {
+  private readonly connections = new Map<net.Socket, ConnectionState>();
+  private readonly responses = new Set<http.ServerResponse>();
+  private draining = false;
+  private drained: (() => void) | null = null;
+
+  constructor(private readonly server: http.Server) {
+    server.on('connection', (socket: net.Socket) => {
+      this.connections.set(socket, { inFlight: 0, bytesRead: 0, quietSince: Date.now() });
+      socket.once('close', () => {
+        this.connections.delete(socket);
+        if (this.connections.size === 0) this.drained?.();
+      });
+    });
+    server.prependListener('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
+      const socket = request.socket;
+      const state = this.connections.get(socket);
+      if (this.draining) response.shouldKeepAlive = false;
+      if (state === undefined) return;
+      state.inFlight++;
+      this.responses.add(response);
+      response.once('close', () => {
+        this.responses.delete(response);
+        state.inFlight--;
+        state.bytesRead = socket.bytesRead;
+        state.quietSince = Date.now();
+      });
+    });
+  }
+
+  /** Connections open now. */
+  get size(): number {
+    return this.connections.size;
+  }
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  /**
+   * Stops accepting, then closes every connection as described above. Resolves once none is
+   * left (a request that never ends keeps it waiting: the caller bounds the wait).
+   */
+  drain(idleMs = DRAIN_IDLE_MS): Promise<void> {
+    if (!this.draining) {
+      this.draining = true;
+      for (const response of this.responses) if (!response.headersSent) response.shouldKeepAlive = false;
+      // net.Server's close, not http.Server's: that one would also end every idle connection now.
+      if (this.server.listening) net.Server.prototype.close.call(this.server);
+    }
+    if (this.connections.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const sweep = setInterval(() => this.closeIdle(idleMs), SWEEP_MS);
+      this.drained = () => {
+        clearInterval(sweep);
+        this.drained = null;
+        resolve();
+      };
+      this.closeIdle(idleMs);
+    });
+  }
+
+  private closeIdle(idleMs: number): void {
+    const now = Date.now();
+    for (const [socket, state] of this.connections) {
+      if (state.inFlight > 0) continue;
+      // Bytes of a next request (its headers may not be complete yet): not idle.
+      if (socket.bytesRead !== state.bytesRead) {
+        state.bytesRead = socket.bytesRead;
+        state.quietSince = now;
+      } else if (now - state.quietSince >= idleMs) socket.destroy();
+    }
+  }
+}
