@@ -78,7 +78,10 @@ export function superviseWorkers({ workers, log, stop, onReload }: SuperviseOpti
         live.delete(worker);
         exited.get(worker)?.();
         const waiting = started.get(worker);
-        if (stopping) return finishIfDone();
+        if (stopping) {
+          waiting?.(false);
+          return finishIfDone();
+        }
         if (state.retiring) {
           const how = signal ? `signal ${signal}` : `exit code ${code}`;
           if (code === 0) log.info({ worker: state.pid, code }, `worker ${state.pid} retired`);

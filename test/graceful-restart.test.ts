@@ -219,7 +219,7 @@ describe(`SIGHUP on serve --workers 2, ${TEST_ENGINE}`, () => {
     spaceApiFile = path.join(fresh.dir, 'spaceapi.json');
     fs.writeFileSync(spaceApiFile, JSON.stringify(SPACEAPI));
     service = await startService(['serve', '--workers', '2'], { DATABASE_URL: fresh.url, LOG_LEVEL: 'info', SPACEAPI_CONFIG: spaceApiFile, PORT: String(await freePort()) });
-    await service.waitForLog(() => serving().length === 2, 'two workers serving', 60_000);
+    await service.waitForLog(() => serving().length === 2, 'two workers serving', 120_000);
     await waitUntilServing(service);
   });
 
@@ -243,9 +243,14 @@ describe(`SIGHUP on serve --workers 2, ${TEST_ENGINE}`, () => {
     } finally {
       await Promise.all(loops.map((loop) => loop.stop()));
     }
+    const lifecycle = () =>
+      service.logs
+        .filter((l) => l.pid === service.pid || /shutting down|stopped|exiting/.test(message(l)))
+        .map((l) => JSON.stringify(l))
+        .join('\n');
     for (const loop of loops) {
-      assert.deepEqual(loop.failures, [], 'no failed request');
-      assert.deepEqual(loop.unannouncedCloses, []);
+      assert.deepEqual(loop.failures, [], `no failed request; the log:\n${lifecycle()}`);
+      assert.deepEqual(loop.unannouncedCloses, [], lifecycle());
     }
     // Every first connection was on an old worker: each was closed after an answer saying so.
     assert.ok(loops[0].closeAnswers > 0, 'the fast path said Connection: close while draining');

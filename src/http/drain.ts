@@ -89,13 +89,16 @@ export class ConnectionDrain {
     }
     if (this.connections.size === 0) return Promise.resolve();
     return new Promise((resolve) => {
-      const sweep = setInterval(() => this.closeIdle(idleMs), SWEEP_MS);
+      // In the check phase, right after the poll phase has read what arrived: from a timer, a
+      // request waiting in the kernel's buffer (the process had no CPU for a while) would not
+      // have moved bytesRead yet, and its connection would look idle.
+      const sweep = setInterval(() => setImmediate(() => this.closeIdle(idleMs)), SWEEP_MS);
       this.drained = () => {
         clearInterval(sweep);
         this.drained = null;
         resolve();
       };
-      this.closeIdle(idleMs);
+      setImmediate(() => this.closeIdle(idleMs));
     });
   }
 
