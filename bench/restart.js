@@ -1,6 +1,6 @@
 // Rolling restart benchmark (issue 17 §2): errors across a SIGHUP under load, and shutdown times.
 //
-//   node bench/restart.js [--db sqlite|postgres|both] [--rounds N] [--seconds S] [--connections N] [--workers N] [--keep-db]
+//   node bench/restart.js [--db sqlite|postgres|both] [--rounds N] [--before S] [--after S] [--connections N] [--workers N] [--keep-db]
 //   (bash bench/restart.sh … runs the same)
 //
 // Expected duration on the 2-core development machine: about 2 minutes per engine when idle
@@ -13,15 +13,16 @@
 // 2. ROUNDS (3) rounds; in each:
 //    a. `serve --workers W` (2) with LOG_LEVEL=info (the primary's log says when the restart is
 //       complete; request lines are logged too, as with the default level), ready when /api/
-//       answers 200 and W workers run; then `wrk -t1 -cN -d<seconds>s` (32 connections, 10 s)
-//       with bench/restart.lua: the requests cycle over a cached read (answered by the fast path
-//       in Node's handler), /api/space/status/ and /healthz (both through the framework), every
-//       status counted; after a quarter of the time, SIGHUP to the primary. The round fails
-//       when the log has not said `rolling restart complete` before wrk ends, or when the
-//       primary's children are not W new processes. Counted: socket errors (connect, read,
-//       write, timeout) and answers other than 2xx: both must be 0;
+//       answers 200 and W workers run; then `wrk -t1 -cN` (32 connections) with
+//       bench/restart.lua: the requests cycle over a cached read (answered by the fast path in
+//       Node's handler), /api/space/status/ and /healthz (both through the framework), every
+//       status counted; after --before seconds (2), SIGHUP to the primary; the load goes on
+//       until the log says `rolling restart complete` and --after seconds (2) more, then wrk is
+//       interrupted (it prints its summary). The round fails when the restart does not complete
+//       within 180 s of load, or when the primary's children are not W new processes. Counted:
+//       socket errors (connect, read, write, timeout) and answers other than 2xx: both must be 0;
 //    b. SIGTERM to that primary, idle: milliseconds until it exited (exit code 0 required);
-//    c. a second server, the same load, and SIGTERM 2 s into it: milliseconds until the primary
+//    c. a second server, the same load, and SIGTERM --before seconds into it: milliseconds until the primary
 //       exited (exit code 0 required). wrk's errors there are expected: the service stops
 //       accepting; they are not counted;
 // 3. prints the Markdown report (each figure the median of the rounds with min–max, and the
@@ -55,13 +56,16 @@ BENCH_POSTGRES_SERVER (default postgres://postgres@127.0.0.1:5432): a role that 
 const SPEC = {
   db: { type: 'string', default: 'sqlite', help: 'sqlite, postgres or both' },
   rounds: { type: 'string', default: 3, integer: [3, 99], help: 'rounds' },
-  seconds: { type: 'string', default: 10, integer: [4, 600], help: 'wrk seconds per round (SIGHUP after a quarter of them)' },
+  before: { type: 'string', default: 2, integer: [1, 60], help: 'seconds of load before the SIGHUP (and before the SIGTERM under load)' },
+  after: { type: 'string', default: 2, integer: [1, 60], help: 'seconds of load after the restart is complete' },
   connections: { type: 'string', default: 32, integer: [1, 1000], help: 'wrk connections (wrk -t1)' },
   workers: { type: 'string', default: 2, integer: [1, 64], help: 'serve --workers' },
   'keep-db': { type: 'boolean', help: 'keep the scratch databases (their names are printed)' },
 };
 
 const PATHS = ['/api/users/', '/api/space/status/', '/healthz'];
+/** wrk's -d: the longest a round's load may last, waiting for the restart to complete. */
+const MAX_LOAD_S = 180;
 
 function sizes() {
   const n = (name, fallback) => {
@@ -130,13 +134,17 @@ async function startServer({ program, env, work, name, dbUrl, workers }) {
   return { name, child, base, logFile, logs };
 }
 
-/** wrk with restart.lua, started now; resolves with its RESULT fields. */
+/**
+ * wrk with restart.lua, started now, for `seconds` (or until stopped). Returns { stop(), result }:
+ * stop() interrupts it (wrk then prints its summary as at the end); result resolves with its
+ * RESULT fields.
+ */
 function load(base, { connections, seconds, file }) {
   const child = start('wrk', ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', script('restart.lua'), base], {
     env: { ...process.env, RESTART_PATHS: PATHS.join(',') },
     capture: true,
   });
-  return child.done.then(({ code }) => {
+  const result = child.done.then(({ code }) => {
     const text = child.stdoutText + child.stderrText;
     fs.writeFileSync(file, text);
     if (code !== 0) fail(`wrk failed (exit ${code}): ${text.trim().split('\n').slice(-5).join(' / ')} (${file})`);
@@ -148,6 +156,16 @@ function load(base, { connections, seconds, file }) {
     const ok = counts.filter(([status]) => status >= 200 && status < 300).reduce((sum, [, n]) => sum + n, 0);
     return { ...r, non2xx: r.requests - ok, socketErrors: r.connect + r.read + r.write + r.timeout };
   });
+  let stopped = false;
+  void child.done.then(() => (stopped = true));
+  return {
+    result,
+    isRunning: () => !stopped,
+    stop: () => {
+      if (!stopped) child.kill('SIGINT');
+      return result;
+    },
+  };
 }
 
 /** SIGTERM to a primary; resolves with { ms, code, signal } once it exited. */
@@ -202,18 +220,17 @@ async function main() {
       const logs = server.logs;
       for (const p of PATHS) if ((await get(`${server.base}${p}`)).status !== 200) fail(`${what}: ${p} did not answer 200 before the load`);
       const old = childrenOf(server.child.pid);
-      const wrk = load(server.base, { connections: o.connections, seconds: o.seconds, file: path.join(work, `wrk-${engine}-hup-${r}.txt`) });
-      await sleep((o.seconds * 1000) / 4);
-      const hupAt = performance.now();
+      const wrk = load(server.base, { connections: o.connections, seconds: MAX_LOAD_S, file: path.join(work, `wrk-${engine}-hup-${r}.txt`) });
+      await sleep(o.before * 1000);
+      const hupAt = Date.now();
       server.child.kill('SIGHUP');
       const complete = () => logs().find((l) => l.pid === server.child.pid && String(l.msg).startsWith('rolling restart complete'));
-      let restartMs = NaN;
-      let waitingForWrk = true;
-      void wrk.finally(() => (waitingForWrk = false));
-      while (waitingForWrk && !complete()) await sleep(20);
-      if (complete()) restartMs = complete().time - Math.round(performance.timeOrigin + hupAt);
-      const result = await wrk;
-      check(complete() !== undefined, `${what}: the log did not say "rolling restart complete" before wrk ended (${o.seconds} s); log ${server.logFile}`);
+      while (wrk.isRunning() && !complete()) await sleep(20);
+      const restartMs = complete() ? complete().time - hupAt : NaN;
+      // The load goes on a while on the new workers, then wrk is interrupted (its summary follows).
+      if (wrk.isRunning()) await sleep(o.after * 1000);
+      const result = await wrk.stop();
+      check(complete() !== undefined, `${what}: the log did not say "rolling restart complete" within ${MAX_LOAD_S} s of load; log ${server.logFile}`);
       const kids = childrenOf(server.child.pid);
       check(kids.length === o.workers && kids.every((pid) => !old.includes(pid)), `${what}: workers before ${old.join(', ')}, after ${kids.join(', ')}`);
       check(
@@ -222,6 +239,7 @@ async function main() {
       );
       check(result.non2xx === 0, `${what}: ${result.non2xx} answers not 2xx (statuses ${result.statuses})`);
       R.add(`${engine}|requests`, 'after', result.requests);
+      R.add(`${engine}|seconds`, 'after', result.duration_us / 1e6);
       R.add(`${engine}|restart`, 'after', restartMs);
       perRound[engine].push(`${result.socketErrors}/${result.non2xx}`);
       log(`${what}: ${result.requests} requests, statuses ${result.statuses}, socket errors ${result.socketErrors}, restart ${Math.round(restartMs)} ms`);
@@ -232,12 +250,12 @@ async function main() {
       // c. SIGTERM under load.
       const loaded = await startServer({ program, env, work, name: `${engine}-term-${r}`, dbUrl, workers: o.workers });
       await get(`${loaded.base}${PATHS[0]}`);
-      const busy = load(loaded.base, { connections: o.connections, seconds: 4, file: path.join(work, `wrk-${engine}-term-${r}.txt`) });
-      await sleep(2000);
+      const busy = load(loaded.base, { connections: o.connections, seconds: MAX_LOAD_S, file: path.join(work, `wrk-${engine}-term-${r}.txt`) });
+      await sleep(o.before * 1000);
       const loadedStop = await terminate(loaded);
       check(loadedStop.code === 0, `${what}: exit ${loadedStop.code ?? loadedStop.signal} after SIGTERM under load`);
       R.add(`${engine}|stopLoaded`, 'after', loadedStop.ms);
-      await busy.catch(() => {});
+      await busy.stop();
       log(`${what}: SIGTERM idle ${Math.round(idleStop.ms)} ms, under load ${Math.round(loadedStop.ms)} ms`);
     }
   }
@@ -248,6 +266,7 @@ async function main() {
     figures: [
       figure('socket errors / non-2xx per round', {}, { text: perRound[engine].join(', ') }),
       figure('requests in the run', R.get(`${engine}|requests`)),
+      figure('seconds of load', R.get(`${engine}|seconds`), { digits: 1 }),
       figure('SIGHUP → restart complete', R.get(`${engine}|restart`), { unit: 'ms', better: 'lower' }),
       figure('SIGTERM → exit, idle', R.get(`${engine}|stopIdle`), { unit: 'ms', better: 'lower' }),
       figure('SIGTERM → exit, under load', R.get(`${engine}|stopLoaded`), { unit: 'ms', better: 'lower' }),
@@ -259,7 +278,7 @@ async function main() {
     '### Method',
     '',
     `- \`hackerspace-api serve --workers ${o.workers}\` (LOG_LEVEL=info), a scratch database from \`demo ${demoArgs.join(' ')}\`.`,
-    `- Every round: \`wrk -t1 -c${o.connections} -d${o.seconds}s\` with bench/restart.lua (requests cycling over ${PATHS.map((p) => `\`${p}\``).join(', ')}, every status counted), SIGHUP to the primary after ${o.seconds / 4} s; the primary's log must say \`rolling restart complete\` before wrk ends. Then SIGTERM to it, idle. Then a second server under the same load, SIGTERM 2 s in.`,
+    `- Every round: \`wrk -t1 -c${o.connections}\` with bench/restart.lua (requests cycling over ${PATHS.map((p) => `\`${p}\``).join(', ')}, every status counted), SIGHUP to the primary after ${o.before} s; the load goes on until the primary's log says \`rolling restart complete\`, and ${o.after} s more. Then SIGTERM to it, idle. Then a second server under the same load, SIGTERM ${o.before} s in.`,
     `- **${o.rounds} rounds**; each figure is the median with min–max. Socket errors (connect, read, write, timeout) and non-2xx answers across the SIGHUP are listed per round and must all be 0.`,
     `- Program: ${program.description}.`,
     '',

@@ -119,7 +119,7 @@ export function superviseWorkers({ workers, log, stop, onReload }: SuperviseOpti
       return worker;
     };
 
-    /** A new worker, once it listens (null if it exited before). */
+    /** Whether a new worker listens (true) or exits first (false). */
     const startListening = (worker: Worker) =>
       new Promise<boolean>((done) => {
         started.set(worker, done);
