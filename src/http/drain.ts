@@ -3,11 +3,13 @@ import net from 'node:net';
 
 /**
  * While draining, a connection that has neither a request in flight nor received a byte for this
- * long is closed. A keep-alive client sends its next request right after reading an answer (wrk,
- * an agent's pool): its gap is far shorter, so it gets an answer with `Connection: close` instead;
- * only a connection idle this long is closed under it, the race every keep-alive client lives with.
+ * long, counted from the drain's start at the earliest, is closed. A keep-alive client sends its
+ * next request right after reading an answer (wrk, an agent's pool): its gap is far shorter, so it
+ * gets an answer with `Connection: close` instead; only a connection idle this long is closed
+ * under it, the race every keep-alive client lives with. Counting from the drain's start gives a
+ * client that was itself short of CPU at that moment the whole window to send its request.
  */
-export const DRAIN_IDLE_MS = 1000;
+export const DRAIN_IDLE_MS = 2000;
 /** How often idle connections are looked for while draining. */
 const SWEEP_MS = 50;
 
@@ -83,6 +85,8 @@ export class ConnectionDrain {
   drain(idleMs = DRAIN_IDLE_MS): Promise<void> {
     if (!this.draining) {
       this.draining = true;
+      const now = Date.now();
+      for (const state of this.connections.values()) state.quietSince = Math.max(state.quietSince, now);
       for (const response of this.responses) if (!response.headersSent) response.shouldKeepAlive = false;
       // net.Server's close, not http.Server's: that one would also end every idle connection now.
       if (this.server.listening) net.Server.prototype.close.call(this.server);
