@@ -10,76 +10,12 @@ import { after, before, describe, it } from 'node:test';
 import { configFrom } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
 import { createToken, listTokens, revokeToken } from '../src/resources/tokens.js';
-import { request, type HttpResponse } from './support/http.js';
-import { sampleRecords, startServer, type TestServer } from './support/server.js';
-import { until } from './support/wait.js';
+import { apiLinks as links, assertFastRepeat, comparable, observedServer as observed, type ObservedServer } from './support/fast-path.js';
 
 const execFileAsync = promisify(execFile);
 const CLI = path.resolve(import.meta.dirname, '../bin/hackerspace-api.js');
-const FAST = 'request completed from the response cache';
-const FULL = 'request completed';
-
-/** A server logging at info level, and a way to tell which path answered each request. */
-interface Observed {
-  server: TestServer;
-  logs: Record<string, unknown>[];
-  /** Sends a request, and tells which path answered it, from the log line of its completion. */
-  send(path: string, headers?: Record<string, string>, method?: string): Promise<HttpResponse & { path: 'fast' | 'full' }>;
-}
-
-async function observed(env: Record<string, string>): Promise<Observed> {
-  const logs: Record<string, unknown>[] = [];
-  const server = await startServer({ records: sampleRecords(), env, logs });
-  const completions = () => logs.filter((line) => line.msg === FAST || line.msg === FULL);
-  // Last-Modified is sent once the data's last change is LAST_MODIFIED_SETTLE_MS old: wait for
-  // that (on answers built for the purpose), so that answers a moment apart are comparable.
-  let settle = 0;
-  for (const path of ['/api/projects/', '/api/space/openings/', '/api/events/', '/api/meetings/', '/api/users/']) {
-    const settled = async () => (await request(server.base, `${path}?settled=${++settle}`)).headers['last-modified'] !== undefined;
-    await until(settled, `Last-Modified on ${path}`, undefined, 100);
-  }
-  return {
-    server,
-    logs,
-    async send(path, headers = {}, method = 'GET') {
-      const seen = completions().length;
-      const res = await request(server.base, path, { method, headers });
-      await until(() => completions().length > seen, `the log line of ${method} ${path}`);
-      const lines = completions();
-      assert.equal(lines.length, seen + 1, 'one request, one completion');
-      return { ...res, path: lines[seen].msg === FAST ? 'fast' : 'full' };
-    },
-  };
-}
-
-/** Headers of two answers, without the ones that differ by nature (the date, the connection). */
-function comparable(res: HttpResponse): Record<string, unknown> {
-  const { date: _date, connection: _connection, 'keep-alive': _keepAlive, ...rest } = res.headers;
-  return rest;
-}
-
 /** Reads whose bodies carry links (or, for users, none), and one the cache keeps compressed. */
 const PATHS = ['/api/', '/api/projects/1/', '/api/projects/?page=2&page_size=1', '/api/events.json', '/api/users/', '/api/meetings/1/?format=api'];
-
-/** Requests `path` twice with `headers`: the first answer built by the full path, the second from the fast path, byte for byte the same. */
-async function assertFastRepeat(o: Observed, path: string, headers: Record<string, string>): Promise<HttpResponse> {
-  const built = await o.send(path, headers);
-  assert.equal(built.status, 200, `${path}: ${built.body.slice(0, 200)}`);
-  assert.equal(built.path, 'full', `${path}: the first read is built`);
-  for (const method of ['GET', 'HEAD']) {
-    const cached = await o.send(path, headers, method);
-    assert.equal(cached.path, 'fast', `${method} ${path}: repeated, answered by the fast path`);
-    assert.equal(cached.status, 200);
-    assert.deepEqual(comparable(cached), comparable(built), `${method} ${path}: the same headers as the full path`);
-    assert.deepEqual(cached.bytes, method === 'HEAD' ? Buffer.alloc(0) : built.bytes, `${method} ${path}: the same bytes`);
-  }
-  return built;
-}
-
-/** Every link of a body to the API or its media (JSON strings that are such a URL, and nothing else). */
-function links(body: string): string[] {
-  return [...body.matchAll(/"(https?:\/\/[^"\s]*\/(?:api|media)\/[^"\s]*)"/g)].map((m) => m[1]);
-}
 
 const FORWARDED = { 'x-forwarded-host': 'space.example.org', 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.7' };
 
@@ -142,7 +78,7 @@ describe('the fast path behind a trusted proxy', () => {
 });
 
 describe('the fast path for reads that present a token', () => {
-  let o: Observed;
+  let o: ObservedServer;
   before(async () => {
     // Behind a proxy, so that each client (X-Forwarded-For) has a failure throttle of its own.
     o = await observed({ TRUST_PROXY: '127.0.0.1' });
