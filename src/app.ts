@@ -164,6 +164,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     if (routing.location !== undefined) return reply.code(301).header('location', routing.location).send();
     reply.headers(routeHeaders(routing.route));
     request.resolved = await checkRequest(describeRequest(request), routing.route, target, database.db, throttle);
+    // A valid token on a read: the fast path may answer its next reads (cache/known-tokens.ts).
+    if (request.resolved.token !== null) fast.authenticated(request.raw, request.resolved.token);
   });
   app.setErrorHandler(errorHandler(htmlErrors));
 

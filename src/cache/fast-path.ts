@@ -3,11 +3,15 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
 import type { VersionSnapshot } from '../db/table-versions.js';
+import { presentedSecret } from '../drf/auth.js';
 import { HOST } from '../drf/links.js';
 import { preferredMedia } from '../drf/negotiation.js';
 import { sortedQuery, type QueryPair } from '../drf/query.js';
 import { parseTarget, type Target } from '../drf/request.js';
+import { forwardedOrigin, proxyTrust } from '../http/proxy-trust.js';
 import { redactUrl } from '../log.js';
+import { hashSecret, type TokenInfo } from '../resources/tokens.js';
+import { KnownTokens } from './known-tokens.js';
 import { allHeaders, readAnswer } from './read-answer.js';
 import type { ResponseCache } from './response-cache.js';
 import { TurnVersions } from './turn-versions.js';
@@ -43,6 +47,8 @@ export function variantOf(url: string, accept: string | undefined): Variant | nu
 interface PassedOn {
   target: KeyedTarget;
   versions?: Promise<VersionSnapshot>;
+  /** A token not known valid under `snapshot` (read before the full path looks it up): remembered if the full path finds it valid. */
+  token?: { hash: string; snapshot: VersionSnapshot };
 }
 
 export interface FastReadsOptions {
@@ -60,9 +66,11 @@ export interface FastReadsOptions {
  * still built from the current versions of its tables, is answered straight from Node's request
  * handler, with the headers the full path would send (cache/read-answer.ts allHeaders()).
  * Web pages (web/) and the browsable API take the same way, under keys of their own (Variant).
- * Anything else (a miss, a stale entry, a coding not made yet, credentials to check, an Accept
- * that admits nothing, a base URL that needs proxy headers, shutdown) goes to the framework,
- * which answers it and fills the cache.
+ * Behind trusted proxies the base URL comes from the forwarded headers, read as Fastify reads
+ * them (http/proxy-trust.ts). A read with a token is answered only when the token is known valid
+ * (KnownTokens): its answer is the anonymous one. Anything else (a miss, a stale entry, a coding
+ * not made yet, credentials to check, an Accept that admits nothing, shutdown) goes to the
+ * framework, which answers it and fills the cache.
  */
 export class FastReads {
   private readonly passedOn = new WeakMap<IncomingMessage, PassedOn>();
@@ -72,11 +80,33 @@ export class FastReads {
   private readonly logRequests: boolean;
   /** Requests of one client name the same host: it is checked once, not on every request. */
   private lastHost = '';
+  /** Whether a peer's X-Forwarded-* headers count (TRUST_PROXY); null when none do. */
+  private readonly trusted: ((address: string | undefined) => boolean) | null;
+  /** The peer last checked: behind a proxy, every request comes from the same few addresses. */
+  private lastPeer: string | undefined = undefined;
+  private lastPeerTrusted = false;
+  private readonly tokens = new KnownTokens();
 
   constructor(private readonly options: FastReadsOptions) {
     const { database } = options;
     this.turn = database.engine === 'sqlite' ? new TurnVersions(() => localVersions(database), options.openConnections) : null;
     this.logRequests = ['info', 'debug', 'trace'].includes(options.log.level);
+    const trust = proxyTrust(options.config.trustProxy);
+    this.trusted =
+      trust &&
+      ((address) => {
+        if (address !== this.lastPeer || address === undefined) {
+          this.lastPeerTrusted = trust(address);
+          this.lastPeer = address;
+        }
+        return this.lastPeerTrusted;
+      });
+  }
+
+  /** The full path found the token of a read valid: the fast path may answer the next ones presenting it. */
+  authenticated(request: IncomingMessage, token: TokenInfo): void {
+    const checked = this.passedOn.get(request)?.token;
+    if (checked !== undefined) this.tokens.remember(checked.hash, token, checked.snapshot);
   }
 
   /** The target of a request, parsed once: by the fast path if it saw it, else now. */
@@ -129,6 +159,9 @@ export class FastReads {
     start: number,
     versions?: Promise<VersionSnapshot>,
   ): void {
+    if (target.tokenHash !== null && !this.tokens.has(target.tokenHash, snapshot, Date.now() * 1000)) {
+      return this.passOn(request, target, fallback, versions, { hash: target.tokenHash, snapshot });
+    }
     try {
       if (this.answerFrom(snapshot, target.key, request, response, start)) return;
     } catch {
@@ -137,8 +170,8 @@ export class FastReads {
     this.passOn(request, target, fallback, versions);
   }
 
-  private passOn(request: IncomingMessage, target: KeyedTarget, fallback: () => void, versions?: Promise<VersionSnapshot>): void {
-    this.passedOn.set(request, { target, versions });
+  private passOn(request: IncomingMessage, target: KeyedTarget, fallback: () => void, versions?: Promise<VersionSnapshot>, token?: PassedOn['token']): void {
+    this.passedOn.set(request, { target, versions, token });
     fallback();
   }
 
@@ -164,31 +197,39 @@ export class FastReads {
   private eligible(request: IncomingMessage): KeyedTarget | null {
     const { method, headers, url } = request;
     if ((method !== 'GET' && method !== 'HEAD') || url === undefined) return null;
-    // Credentials are checked (a bad token is a 401 even on a read); a body is the framework's to handle.
-    if (headers.authorization !== undefined || headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return null;
+    // A body is the framework's to handle.
+    if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) return null;
+    // Credentials are checked (a bad token is a 401 even on a read): only a token known valid may
+    // be answered here, and only well-formed `Token`/`Bearer` credentials can be one.
+    let tokenHash: string | null = null;
+    if (headers.authorization !== undefined) {
+      const secret = presentedSecret(headers.authorization);
+      if (typeof secret !== 'string' || secret === '') return null;
+      tokenHash = hashSecret(secret);
+    }
     const variant = variantOf(url, headers.accept);
     if (variant === null) return null;
-    const { config } = this.options;
-    let base = config.publicUrl;
+    let base = this.options.config.publicUrl;
     if (base === null) {
-      // Behind trusted proxies the base comes from forwarded headers, as the framework reads them.
-      if (config.trustProxy !== false) return null;
-      const host = headers.host;
-      if (host === undefined) return null;
+      const { protocol, host } = forwardedOrigin(request, this.trusted);
+      // No Host (HTTP/1.0): the full path names the server's address.
+      if (!host) return null;
       if (host !== this.lastHost) {
         if (!HOST.test(host)) return null;
         this.lastHost = host;
       }
-      base = `http://${host}`;
+      base = `${protocol}://${host}`;
     }
     const { rawPath, rawQuery, query } = parseTarget(url);
-    return { key: cacheKey(base, rawPath, query, variant), rawPath, rawQuery, query };
+    return { key: cacheKey(base, rawPath, query, variant), rawPath, rawQuery, query, tokenHash };
   }
 }
 
 /** A target and the cache key of its GET. */
 interface KeyedTarget extends Target {
   readonly key: string;
+  /** The hash of the token the request presents, if any. */
+  readonly tokenHash: string | null;
 }
 
 function localVersions(database: DatabaseHandle): VersionSnapshot {

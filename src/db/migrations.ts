@@ -376,6 +376,32 @@ const webhookDeliveries: Migration = {
   },
 };
 
+/**
+ * A version of api_tokens in table_versions, bumped when a token is revoked, deleted or given
+ * another secret (not when its last use is stamped, nor when one is created: neither makes a
+ * valid token invalid). The fast path answers a read that presents a token only while the
+ * version under which it saw that token valid holds (cache/known-tokens.ts), so that a revoked
+ * token gets its 401 on the next request, whoever revoked it. On PostgreSQL the bump goes
+ * through table_versions, so it waits for read leases like any write (migration 0006).
+ */
+const tokenVersions: Migration = {
+  async up(db: Kysely<any>) {
+    await db
+      .insertInto('table_versions')
+      .values({ name: 'api_tokens', version: 1, changed_us: Date.now() * 1000 })
+      .execute();
+    if (engineOf(db) === 'postgres') {
+      await sql`create trigger api_tokens_version after update of revoked_us, secret_hash or delete on api_tokens
+        for each statement execute function bump_table_version()`.execute(db);
+      return;
+    }
+    const bump = sql`update table_versions set version = version + 1,
+      changed_us = cast(unixepoch('subsec') * 1000000 as integer) where name = 'api_tokens';`;
+    await sql`create trigger api_tokens_version_update after update of revoked_us, secret_hash on api_tokens begin ${bump} end`.execute(db);
+    await sql`create trigger api_tokens_version_delete after delete on api_tokens begin ${bump} end`.execute(db);
+  },
+};
+
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_api_tokens': apiTokens,
@@ -384,6 +410,7 @@ export const migrations: Record<string, Migration> = {
   '0005_read_paths': readPaths,
   '0006_read_leases': readLeases,
   '0007_webhook_deliveries': webhookDeliveries,
+  '0008_token_versions': tokenVersions,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { DatabaseHandle } from './handle.js';
 import type { Database } from './schema.js';
 import { ReadLease } from './read-lease.js';
-import { changedTables, FreshRead, snapshotOf, type VersionSnapshot } from './table-versions.js';
+import { anyChange, FreshRead, snapshotOf, type VersionSnapshot } from './table-versions.js';
 
 const INT8_OID = 20;
 
@@ -42,7 +42,7 @@ export function openPostgres(options: PostgresOptions): DatabaseHandle {
   let latest: VersionSnapshot | null = null;
   const adopt = (rows: ReadonlyArray<{ name: string; version: number | string; changed_us: number | string }>) => {
     const snapshot = snapshotOf(rows);
-    if (latest === null || changedTables(latest, snapshot).length > 0) latest = snapshot;
+    if (latest === null || anyChange(latest, snapshot)) latest = snapshot;
     return latest;
   };
   // Without a lease: one round trip serves every request that arrived while the previous one ran.

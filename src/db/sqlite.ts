@@ -17,20 +17,23 @@ export function openSqlite(file: string): DatabaseHandle {
   // The default 2 MB page cache is evicted by the million-row openings index between requests.
   sqlite.pragma('cache_size = -32768');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  const dataVersion = sqlite.prepare('PRAGMA data_version').pluck();
+  const counters = sqlite.prepare('select data_version, total_changes() from pragma_data_version').raw();
   let ownWrites = 0;
   // Re-read only when a commit happened: data_version counts other connections' commits,
-  // noteWrite() our own. A call then costs one local pragma read.
-  let readAt = { dataVersion: -1, ownWrites: -1 };
+  // noteWrite() our own write transactions, and total_changes() this connection's statements
+  // outside them (a token revoked through this handle), counted only outside a transaction, whose
+  // changes are not committed yet. A call then costs one local read.
+  let readAt = { dataVersion: -1, ownWrites: -1, changes: -1 };
   let versions: VersionSnapshot | undefined;
   let readVersions: BetterSqlite3.Statement | undefined;
   const currentVersions = (): VersionSnapshot => {
-    const dataVersionNow = dataVersion.get() as number;
-    if (versions === undefined || dataVersionNow !== readAt.dataVersion || ownWrites !== readAt.ownWrites) {
+    const [dataVersionNow, changesNow] = counters.get() as [number, number];
+    const ownChanges = changesNow !== readAt.changes && !sqlite.inTransaction;
+    if (versions === undefined || dataVersionNow !== readAt.dataVersion || ownWrites !== readAt.ownWrites || ownChanges) {
       // Prepared on first use: a brand-new file has no table_versions until it is migrated.
       readVersions ??= sqlite.prepare('select name, version, changed_us from table_versions');
       versions = snapshotOf(readVersions.all() as Array<{ name: string; version: number; changed_us: number }>);
-      readAt = { dataVersion: dataVersionNow, ownWrites };
+      readAt = { dataVersion: dataVersionNow, ownWrites, changes: sqlite.inTransaction ? readAt.changes : changesNow };
     }
     return versions;
   };

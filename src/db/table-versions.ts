@@ -8,20 +8,28 @@
 export const VERSIONED_TABLES = ['users', 'openings', 'projects', 'project_participants', 'events', 'meetings', 'meeting_members'] as const;
 export type VersionedTable = (typeof VERSIONED_TABLES)[number];
 
+/**
+ * Tokens have a version too (migration 0008), bumped only when a token is revoked or deleted
+ * (stamping a last use leaves it): no response is built from it, but the fast path trusts a token
+ * it saw valid only under that version (cache/known-tokens.ts).
+ */
+export const TOKENS_TABLE = 'api_tokens';
+const SNAPSHOT_TABLES = [...VERSIONED_TABLES, TOKENS_TABLE] as const;
+
 export interface TableVersion {
   version: number;
   changedUs: number;
 }
 
 /** The versions of every table at one moment; a new object whenever any of them changed. */
-export type VersionSnapshot = Readonly<Record<VersionedTable, TableVersion>>;
+export type VersionSnapshot = Readonly<Record<VersionedTable | typeof TOKENS_TABLE, TableVersion>>;
 
 export function snapshotOf(rows: ReadonlyArray<{ name: string; version: number | string; changed_us: number | string }>): VersionSnapshot {
-  const snapshot = {} as Record<VersionedTable, TableVersion>;
+  const snapshot = {} as Record<(typeof SNAPSHOT_TABLES)[number], TableVersion>;
   // A table without a row (a database migrated by a future version?) reads as never changed.
-  for (const table of VERSIONED_TABLES) snapshot[table] = { version: 0, changedUs: 0 };
+  for (const table of SNAPSHOT_TABLES) snapshot[table] = { version: 0, changedUs: 0 };
   for (const row of rows) {
-    if (row.name in snapshot) snapshot[row.name as VersionedTable] = { version: Number(row.version), changedUs: Number(row.changed_us) };
+    if (row.name in snapshot) snapshot[row.name as (typeof SNAPSHOT_TABLES)[number]] = { version: Number(row.version), changedUs: Number(row.changed_us) };
   }
   return Object.freeze(snapshot);
 }
@@ -44,7 +52,12 @@ export function lastChangeOf(snapshot: VersionSnapshot, tables: readonly Version
   return newest;
 }
 
-/** The tables whose version differs between two snapshots. */
+/** Whether two snapshots differ in any version, the tokens' included. */
+export function anyChange(before: VersionSnapshot, after: VersionSnapshot): boolean {
+  return before[TOKENS_TABLE].version !== after[TOKENS_TABLE].version || changedTables(before, after).length > 0;
+}
+
+/** The tables whose version differs between two snapshots (those responses are built from). */
 export function changedTables(before: VersionSnapshot, after: VersionSnapshot): VersionedTable[] {
   return VERSIONED_TABLES.filter((table) => before[table].version !== after[table].version);
 }

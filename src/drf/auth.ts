@@ -31,12 +31,11 @@ export async function checkSecret(db: Db, throttle: FailureThrottle, client: str
     throttle.recordFailure(client, now);
     throw typeof secret === 'string' ? invalidToken() : secret;
   }
-  await touchToken(db, token, now * 1000);
-  return token;
+  return { ...token, lastUsedUs: await touchToken(db, token, now * 1000) };
 }
 
 /** The secret of a `Token`/`Bearer` header; null when the request presents none. */
-function presentedSecret(header: string | undefined): string | ApiError | null {
+export function presentedSecret(header: string | undefined): string | ApiError | null {
   if (!header) return null;
   const parts = header.trim().split(/\s+/);
   const scheme = parts[0].toLowerCase();

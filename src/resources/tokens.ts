@@ -87,8 +87,9 @@ function toInfo(row: { id: number; name: string; scope: string; created_us: numb
 /** How stale a token's last-use time may get: bounds the writes that bookkeeping costs. */
 export const LAST_USED_RESOLUTION_US = 60_000_000;
 
-/** Notes that a token was used, at most once per LAST_USED_RESOLUTION_US. */
-export async function touchToken(db: Db, token: TokenInfo, nowUs: number): Promise<void> {
-  if (token.lastUsedUs !== null && nowUs - token.lastUsedUs < LAST_USED_RESOLUTION_US) return;
+/** Notes that a token was used, at most once per LAST_USED_RESOLUTION_US; returns its last use as stored now. */
+export async function touchToken(db: Db, token: TokenInfo, nowUs: number): Promise<number> {
+  if (token.lastUsedUs !== null && nowUs - token.lastUsedUs < LAST_USED_RESOLUTION_US) return token.lastUsedUs;
   await db.updateTable('api_tokens').set({ last_used_us: nowUs }).where('id', '=', token.id).execute();
+  return nowUs;
 }

@@ -107,16 +107,19 @@ export interface TestServer {
 
 /**
  * Builds the app in-process on a fresh database of the engine under test, loads `records` (dumpdata records) through
- * the real importer, and listens on a free port of 127.0.0.1.
+ * the real importer, and listens on a free port of 127.0.0.1. With `logs`, the service logs at
+ * info level (what an operator sees) into that array, one parsed line each.
  */
-export async function startServer(options: { records?: unknown[]; env?: Record<string, string> } = {}): Promise<TestServer> {
+export async function startServer(options: { records?: unknown[]; env?: Record<string, string>; logs?: Record<string, unknown>[] } = {}): Promise<TestServer> {
   const fresh = await freshDatabase();
   const config = configFrom({ DATABASE_URL: fresh.url, LOG_LEVEL: 'silent', ...options.env });
   if (options.records) {
     const records = options.records;
     await fresh.handle.db.transaction().execute((trx) => importRecords(trx, records));
   }
-  const app = await buildApp(config, { database: fresh.handle, logger: false });
+  const logs = options.logs;
+  const logger = logs ? { level: 'info', stream: { write: (line: string) => logs.push(JSON.parse(line) as Record<string, unknown>) } } : false;
+  const app = await buildApp(config, { database: fresh.handle, logger });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
