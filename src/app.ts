@@ -35,7 +35,7 @@ import { pageRouteOf, pageWithSlash, type PageRoute } from './web/routes.js';
 import { pathOf } from './drf/request.js';
 import { instrument } from './http/metrics.js';
 import type { DeliveryResult } from './live/webhooks.js';
-import { AppMetrics } from './metrics/app-metrics.js';
+import type { AppMetrics } from './metrics/app-metrics.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -107,7 +107,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
 
   const times = new TimeFormatter(config.timeZone);
   const cache = new ResponseCache(config.responseCacheBytes);
-  const metrics = config.metrics ? new AppMetrics(['delivered', 'failed', 'abandoned'] satisfies DeliveryResult[]) : null;
+  // prom-client is loaded only when metrics are on (start-up time, issue 14).
+  const metrics = config.metrics ? new (await import('./metrics/app-metrics.js')).AppMetrics(['delivered', 'failed', 'abandoned'] satisfies DeliveryResult[]) : null;
   app.decorate('metrics', metrics);
   const fast = new FastReads({
     config,

@@ -10,8 +10,7 @@ import { countRecords } from '../resources/counts.js';
 import { listen, stopSignal } from '../server.js';
 import { FIRST_RESTART_DELAY_MS, MAX_DEATHS_IN_WINDOW, MAX_RESTART_DELAY_MS, RESTART_WINDOW_MS, superviseWorkers } from '../supervisor.js';
 import { integerOption, UsageError, type Command } from './command.js';
-import { answerScrapes, WorkerScrapes } from '../metrics/cluster.js';
-import { listenMetrics, type MetricsListener } from '../metrics/listener.js';
+import type { MetricsListener } from '../metrics/listener.js';
 
 export const MAX_WORKERS = 256;
 
@@ -101,6 +100,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       await prepareDatabase(config, log, stop, { close: true });
       // The workers' metrics, summed: the primary serves METRICS_PORT, the workers answer it.
       if (config.metrics) {
+        const { WorkerScrapes } = await import('../metrics/cluster.js');
         const workers = new WorkerScrapes(log);
         await metricsListener(config, () => workers.metrics(), log);
       }
@@ -115,6 +115,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
     app.addHook('onClose', () => database.close());
     const { metrics } = app;
     if (metrics && options.workers !== undefined) {
+      const { answerScrapes } = await import('../metrics/cluster.js');
       const stopAnswering = answerScrapes(metrics.registry);
       app.addHook('onClose', async () => stopAnswering());
     } else if (metrics) {
@@ -151,6 +152,7 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
 async function metricsListener(config: Config, scrape: () => Promise<string>, log: Logger): Promise<MetricsListener> {
   const { host, port } = config.metrics!;
   try {
+    const { listenMetrics } = await import('../metrics/listener.js');
     return await listenMetrics(config.metrics!, scrape, log);
   } catch (error) {
     throw new StartupFailure(`cannot listen for metrics on ${host}:${port} (${(error as Error).message})`, { cause: error });

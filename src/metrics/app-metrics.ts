@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { PoolUse } from '../db/handle.js';
-import { RequestDurations, RequestHistogram } from './request-durations.js';
+import { RequestHistogram } from './histogram.js';
+import { RequestDurations } from './request-durations.js';
 
 export interface MetricsLog {
   warn(object: object, message: string): void;

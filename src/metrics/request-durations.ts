@@ -1,7 +1,6 @@
-import { Histogram, type Registry } from 'prom-client';
-
 export const REQUEST_DURATION = 'http_request_duration_seconds';
-const HELP = 'Duration of HTTP requests on the API port, from the server handler to the response, by method, route template and status (fast path included)';
+export const REQUEST_DURATION_HELP =
+  'Duration of HTTP requests on the API port, from the server handler to the response, by method, route template and status (fast path included)';
 
 /** The `route` of a request that matched no route: never the path it asked for. */
 export const UNKNOWN_ROUTE = 'unknown';
@@ -16,7 +15,7 @@ export const DURATION_BUCKETS: readonly number[] = [0.0001, 0.00025, 0.0005, 0.0
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const OTHER = METHODS.length;
 
-type LabelName = 'method' | 'route' | 'status_code';
+export type LabelName = 'method' | 'route' | 'status_code';
 
 /** One series of the histogram: a method, a route template and a status. */
 class Series {
@@ -39,7 +38,8 @@ class Series {
  * Histogram: prom-client hashes the labels of every observation into a string (about 500 ns a
  * request, measured), which the fast path cannot afford. Here each series is made on its first
  * request and found again by route, method and status through maps (no allocation per request);
- * the histogram is formatted from these counts when scraped (RequestHistogram).
+ * the histogram is formatted from these counts when scraped (metrics/histogram.ts). This file
+ * does not load prom-client: the fast path imports it whether metrics are on or not.
  */
 export class RequestDurations {
   /** Route template → one map per method (METHODS, then `other`) → status → series. */
@@ -88,34 +88,4 @@ export interface HistogramSample {
   metricName: string;
   labels: Readonly<Record<string, string | number>>;
   value: number;
-}
-
-/**
- * prom-client's Histogram, answering its scrapes from RequestDurations: the registry formats it,
- * and the cluster's primary aggregates it, like any other histogram (the values have the shape of
- * Histogram.get()'s).
- */
-export class RequestHistogram extends Histogram<LabelName> {
-  constructor(
-    registry: Registry,
-    private readonly durations: RequestDurations,
-  ) {
-    super({
-      name: REQUEST_DURATION,
-      help: HELP,
-      labelNames: ['method', 'route', 'status_code'],
-      buckets: [...DURATION_BUCKETS],
-      registers: [registry],
-    });
-  }
-
-  override async get(): ReturnType<Histogram<LabelName>['get']> {
-    const metric = { name: REQUEST_DURATION, help: HELP, type: 'histogram', aggregator: 'sum', values: this.durations.samples() };
-    return metric as unknown as Awaited<ReturnType<Histogram<LabelName>['get']>>;
-  }
-
-  /** What Registry.metrics() reads instead of get() when a metric has it (Histogram does). */
-  async getForPromString(): ReturnType<Histogram<LabelName>['get']> {
-    return this.get();
-  }
 }
