@@ -12,7 +12,7 @@ export interface MetricSources {
   /** The response cache's counts of cached reads (ResponseCache.reads), read as they are. */
   cacheReads: Readonly<{ hits: number; misses: number }>;
   streamClients(): number;
-  /** Webhook deliveries not yet delivered, abandoned or dropped. */
+  /** Webhook delivery attempts under way in this process. */
   webhooksPending(): number;
   /** The space's state as recorded: null while it never was; rejects when the database cannot be read. */
   spaceOpen(): Promise<boolean | null>;
@@ -41,7 +41,7 @@ export class AppMetrics {
     new RequestHistogram(this.registry, this.requests);
     this.deliveries = new Counter({
       name: 'hackerspace_webhook_deliveries_total',
-      help: 'Webhook deliveries by result: delivered (a 2xx answer), failed (an attempt failed; retried later), abandoned (retries exhausted, or pending at shutdown), dropped (too many waiting)',
+      help: 'Webhook delivery attempts by result: delivered (a 2xx answer), failed (an attempt failed; retried later), abandoned (retries exhausted)',
       labelNames: ['result'],
       registers: [this.registry],
     });
@@ -85,7 +85,7 @@ export class AppMetrics {
     });
     new Gauge({
       name: 'hackerspace_webhook_deliveries_pending',
-      help: 'Webhook deliveries under way or waiting for a retry',
+      help: "Webhook delivery attempts under way in this process (the outbox's waiting rows are in the database)",
       registers,
       collect() {
         this.set(sources.webhooksPending());
