@@ -33,6 +33,9 @@ import { PageTimes } from './web/format.js';
 import { HTML_HEADERS, type Site } from './web/layout.js';
 import { pageRouteOf, pageWithSlash, type PageRoute } from './web/routes.js';
 import { pathOf } from './drf/request.js';
+import { instrument } from './http/metrics.js';
+import type { DeliveryResult } from './live/webhooks.js';
+import type { AppMetrics } from './metrics/app-metrics.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -44,6 +47,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The process's push stream and webhooks (live/space-live.ts). */
     live: SpaceLive;
+    /** This app's Prometheus registry (METRICS_PORT; null without it), served by cli/serve.ts. */
+    metrics: AppMetrics | null;
   }
 }
 
@@ -102,7 +107,18 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
 
   const times = new TimeFormatter(config.timeZone);
   const cache = new ResponseCache(config.responseCacheBytes);
-  const fast = new FastReads({ config, database, cache, log: app.log, isClosing: () => closing, openConnections: () => node!.openConnections() });
+  // prom-client is loaded only when metrics are on (start-up time, issue 14).
+  const metrics = config.metrics ? new (await import('./metrics/app-metrics.js')).AppMetrics(['delivered', 'failed', 'abandoned'] satisfies DeliveryResult[]) : null;
+  app.decorate('metrics', metrics);
+  const fast = new FastReads({
+    config,
+    database,
+    cache,
+    log: app.log,
+    isClosing: () => closing,
+    openConnections: () => node!.openConnections(),
+    durations: metrics?.requests ?? null,
+  });
   node!.setFront((request, response, next) => fast.serve(request, response, next));
   // The push stream and webhooks; their streams end before the server closes.
   const live = new SpaceLive(config, database, times, app.log);
@@ -116,11 +132,13 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     const mqtt = new MqttBridge({ settings: config.mqtt, database, times, writes, spaceName: site.name, log: app.log });
     live.onCommitted(mqtt.changed);
     app.addHook('onReady', async () => mqtt.start());
+    metrics?.watchMqtt(() => mqtt.connected);
     app.addHook('onClose', () => mqtt.close());
   }
   const throttle = new FailureThrottle();
   const health = healthCheck(database, pingTimeoutOf(config));
   const spaceApi = spaceApiSetup && spaceApiHandler(database, spaceApiSetup, config);
+  if (metrics) instrument(app, metrics, { database, cache, fast, live, spaceApi: Boolean(spaceApi) });
   if (spaceApiSetup) {
     app.log.info({ spaceapi: spaceApiSetup.file, api_compatibility: spaceApiSetup.compatibility }, `SpaceAPI document from ${spaceApiSetup.file}`);
     for (const note of spaceApiSetup.notes) app.log.warn({ spaceapi: spaceApiSetup.file }, `SpaceAPI: ${note}`);

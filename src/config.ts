@@ -49,6 +49,8 @@ export interface Config {
   readonly mqtt: MqttSettings | null;
   /** How long a client may take to send a request (slow and hostile clients). */
   readonly requests: RequestTimeouts;
+  /** The Prometheus listener (metrics/); null when METRICS_PORT is not set. */
+  readonly metrics: MetricsSettings | null;
 }
 
 export interface RequestTimeouts {
@@ -92,6 +94,12 @@ export interface MqttSettings {
   readonly doorTopic: string | null;
   /** Publish Home Assistant's MQTT discovery config. */
   readonly homeAssistant: boolean;
+}
+
+export interface MetricsSettings {
+  /** METRICS_HOST: the address of the metrics listener, never the API's port. */
+  readonly host: string;
+  readonly port: number;
 }
 
 export const DEFAULT_DATABASE_FILE = 'data/hackerspace.sqlite';
@@ -322,6 +330,22 @@ function readMqtt(env: Env): MqttSettings | null {
   return Object.freeze({ ...readMqttUrl(env.MQTT_URL), topicPrefix, doorTopic, homeAssistant });
 }
 
+/**
+ * METRICS_PORT turns the Prometheus listener on, on a port of its own: the API's port never
+ * answers /metrics. METRICS_HOST defaults to loopback (the figures are for the operator).
+ */
+function readMetrics(env: Env): MetricsSettings | null {
+  const host = (env.METRICS_HOST ?? '').trim();
+  if (env.METRICS_PORT === undefined || env.METRICS_PORT.trim() === '') {
+    if (host !== '') throw new ConfigError('METRICS_HOST', 'is set but METRICS_PORT is not');
+    return null;
+  }
+  const port = readInteger(env, 'METRICS_PORT', 0, 1, 65535);
+  const apiPort = readInteger(env, 'PORT', 8000, 0, 65535);
+  if (port === apiPort) throw new ConfigError('METRICS_PORT', `must differ from PORT (${apiPort}): metrics are never served on the API's port`);
+  return Object.freeze({ host: host || '127.0.0.1', port });
+}
+
 /** Reads and validates the environment once; the result is frozen. */
 export function loadConfig(env: Env = process.env): Config {
   // 10,000 keeps a page's id list within SQLite's limit on bound parameters.
@@ -356,6 +380,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: readWebhooks(env),
     mqtt: readMqtt(env),
     requests: readRequestTimeouts(env),
+    metrics: readMetrics(env),
   });
 }
 

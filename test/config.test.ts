@@ -70,6 +70,8 @@ describe('configuration from the environment', () => {
       MQTT_HOMEASSISTANT: 'TRUE',
       HEADERS_TIMEOUT_MS: '2000',
       REQUEST_TIMEOUT_MS: '4000',
+      METRICS_PORT: '9464',
+      METRICS_HOST: '10.0.0.2',
     });
     assert.deepEqual(
       { ...config },
@@ -102,6 +104,7 @@ describe('configuration from the environment', () => {
           homeAssistant: true,
         },
         requests: { headersTimeoutMs: 2000, requestTimeoutMs: 4000 },
+        metrics: { host: '10.0.0.2', port: 9464 },
       },
     );
   });

@@ -31,7 +31,11 @@ export class CachedBodies {
     const { cache } = this;
     cache.observe(snapshot);
     const kept = cache.get(key, snapshot);
-    if (kept !== undefined) return this.answerFrom(key, kept, conditions);
+    if (kept !== undefined) {
+      cache.reads.hits++;
+      return this.answerFrom(key, kept, conditions);
+    }
+    cache.reads.misses++;
     const source = sourceOf(snapshot, recipe.reads, recipe.kind);
     return this.builds.run(`${key}\n${source.versions.join('.')}`, () => this.build(key, source, recipe)).then((built) => this.answerFrom(key, built, conditions));
   }

@@ -10,6 +10,7 @@ import { sortedQuery, type QueryPair } from '../drf/query.js';
 import { parseTarget, type Target } from '../drf/request.js';
 import { forwardedOrigin, proxyTrust } from '../http/proxy-trust.js';
 import { redactUrl } from '../log.js';
+import { UNKNOWN_ROUTE, type RequestDurations } from '../metrics/request-durations.js';
 import { hashSecret, type TokenInfo } from '../resources/tokens.js';
 import { KnownTokens } from './known-tokens.js';
 import { allHeaders, readAnswer } from './read-answer.js';
@@ -59,6 +60,8 @@ export interface FastReadsOptions {
   isClosing: () => boolean;
   /** The HTTP server's open connections (see TurnVersions). */
   openConnections: () => number;
+  /** Where the answers are counted and timed (METRICS_PORT), or null. */
+  durations: RequestDurations | null;
 }
 
 /**
@@ -78,6 +81,8 @@ export class FastReads {
   private readonly turn: TurnVersions | null;
   /** Fastify logs every request at info; the fast path does the same, in one line. */
   private readonly logRequests: boolean;
+  /** Whether an answer's time is taken: for the log or the metrics. */
+  private readonly timed: boolean;
   /** Requests of one client name the same host: it is checked once, not on every request. */
   private lastHost = '';
   /** Whether a peer's X-Forwarded-* headers count (TRUST_PROXY); null when none do. */
@@ -91,6 +96,7 @@ export class FastReads {
     const { database } = options;
     this.turn = database.engine === 'sqlite' ? new TurnVersions(() => localVersions(database), options.openConnections) : null;
     this.logRequests = ['info', 'debug', 'trace'].includes(options.log.level);
+    this.timed = this.logRequests || options.durations !== null;
     const trust = proxyTrust(options.config.trustProxy);
     this.trusted =
       trust &&
@@ -126,6 +132,7 @@ export class FastReads {
 
   /** Answers from the cache, or calls `fallback` (nothing sent) for the framework to answer. */
   serve(request: IncomingMessage, response: ServerResponse, fallback: () => void): void {
+    const start = this.timed ? performance.now() : 0;
     const { cache, database, isClosing } = this.options;
     // With the cache off (RESPONSE_CACHE_MB=0) nothing is answered here: no key to make.
     if (!cache.enabled) return fallback();
@@ -133,7 +140,6 @@ export class FastReads {
     if (target === null || isClosing()) return fallback();
     // A miss: the full path builds the body, with the target and key made here.
     if (!cache.has(target.key)) return this.passOn(request, target, fallback);
-    const start = this.logRequests ? performance.now() : 0;
     let now: VersionSnapshot | null;
     try {
       now = this.turn !== null ? this.turn.get(request.socket) : database.versionsNow();
@@ -176,7 +182,7 @@ export class FastReads {
   }
 
   private answerFrom(snapshot: VersionSnapshot, key: string, request: IncomingMessage, response: ServerResponse, start: number): boolean {
-    const { cache, config, log } = this.options;
+    const { cache, config, log, durations } = this.options;
     cache.observe(snapshot);
     const representation = cache.get(key, snapshot);
     if (representation === undefined) return false;
@@ -184,9 +190,13 @@ export class FastReads {
     if (answer === undefined) return false;
     response.writeHead(answer.status, allHeaders(representation, answer));
     response.end(request.method === 'HEAD' ? undefined : (answer.body ?? undefined));
+    cache.reads.hits++;
+    const elapsed = this.timed ? performance.now() - start : 0;
+    // The representation names the route it answers: the fast path does not route.
+    if (durations !== null) durations.observe(request.method, representation.source.route ?? UNKNOWN_ROUTE, answer.status, elapsed);
     if (this.logRequests) {
       log.info(
-        { req: { method: request.method, url: redactUrl(request.url), host: request.headers.host }, res: { statusCode: answer.status }, responseTime: performance.now() - start },
+        { req: { method: request.method, url: redactUrl(request.url), host: request.headers.host }, res: { statusCode: answer.status }, responseTime: elapsed },
         'request completed from the response cache',
       );
     }

@@ -24,6 +24,8 @@ export interface RepresentationSource {
   type: string;
   /** When the body stops being served, in milliseconds (a page that shows the time); 0: only a write ends it. */
   expiresMs: number;
+  /** The route template it answers (BodyKind.route), for the fast path's metrics. */
+  route?: string;
 }
 
 /** What a body is, besides the tables it is built from. */
@@ -33,6 +35,8 @@ export interface BodyKind {
   type?: string;
   /** How long it may be served, at most, in milliseconds; until a write when absent. */
   maxAgeMs?: number;
+  /** The route template it answers (`/api/users/:id/`): the fast path counts its answers under it (metrics/). */
+  route?: string;
 }
 
 /** The source of a body about to be built from some tables, as they are in `snapshot`. */
@@ -44,6 +48,7 @@ export function sourceOf(snapshot: VersionSnapshot, reads: readonly VersionedTab
     headers: kind.headers,
     type: kind.type ?? 'application/json',
     expiresMs: kind.maxAgeMs === undefined ? 0 : Date.now() + kind.maxAgeMs,
+    route: kind.route,
   };
 }
 

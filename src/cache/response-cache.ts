@@ -30,6 +30,11 @@ export class ResponseCache {
   private bytes = 0;
   private seen: VersionSnapshot | null = null;
   private touches = 0;
+  /**
+   * Cached reads answered from a kept response (by the fast path or CachedBodies), and those that
+   * built theirs or waited for a build: one count per request, read by the metrics.
+   */
+  readonly reads = { hits: 0, misses: 0 };
 
   constructor(private readonly maxBytes: number) {}
 

@@ -10,6 +10,7 @@ import { countRecords } from '../resources/counts.js';
 import { listen, stopSignal } from '../server.js';
 import { FIRST_RESTART_DELAY_MS, MAX_DEATHS_IN_WINDOW, MAX_RESTART_DELAY_MS, RESTART_WINDOW_MS, superviseWorkers } from '../supervisor.js';
 import { integerOption, UsageError, type Command } from './command.js';
+import type { MetricsListener } from '../metrics/listener.js';
 
 export const MAX_WORKERS = 256;
 
@@ -97,6 +98,12 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
   try {
     if (options.workers !== undefined && cluster.isPrimary) {
       await prepareDatabase(config, log, stop, { close: true });
+      // The workers' metrics, summed: the primary serves METRICS_PORT, the workers answer it.
+      if (config.metrics) {
+        const { WorkerScrapes } = await import('../metrics/cluster.js');
+        const workers = new WorkerScrapes(log);
+        await metricsListener(config, () => workers.metrics(), log);
+      }
       log.info({ workers: options.workers }, `starting ${options.workers} worker${options.workers === 1 ? '' : 's'} on ${config.host}:${config.port}`);
       const onReload = (handler: () => void) => (onHangup = handler);
       process.exit(await superviseWorkers({ workers: options.workers, log, stop, onReload }));
@@ -106,6 +113,15 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       options.workers !== undefined ? (await openWhenAvailable(config.database, { log, stop })).database : await prepareDatabase(config, log, stop, { close: false });
     const app = await buildApp(config, { database });
     app.addHook('onClose', () => database.close());
+    const { metrics } = app;
+    if (metrics && options.workers !== undefined) {
+      const { answerScrapes } = await import('../metrics/cluster.js');
+      const stopAnswering = answerScrapes(metrics.registry);
+      app.addHook('onClose', async () => stopAnswering());
+    } else if (metrics) {
+      const listener = await metricsListener(config, () => metrics.scrape(), log);
+      app.addHook('onClose', () => listener.close());
+    }
     try {
       await listen(app, config, stop);
     } catch (error) {
@@ -129,6 +145,17 @@ export async function serve(config: Config, options: ServeOptions = {}): Promise
       process.exit(1);
     }
     throw error;
+  }
+}
+
+/** The Prometheus listener (METRICS_PORT), or a StartupFailure naming it. */
+async function metricsListener(config: Config, scrape: () => Promise<string>, log: Logger): Promise<MetricsListener> {
+  const { host, port } = config.metrics!;
+  try {
+    const { listenMetrics } = await import('../metrics/listener.js');
+    return await listenMetrics(config.metrics!, scrape, log);
+  } catch (error) {
+    throw new StartupFailure(`cannot listen for metrics on ${host}:${port} (${(error as Error).message})`, { cause: error });
   }
 }
 

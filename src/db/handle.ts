@@ -27,7 +27,20 @@ export interface DatabaseHandle {
   noteWrite(): void;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
+  /** The connection pool's use now (PostgreSQL); null where there is no pool (SQLite: one connection, used synchronously). */
+  poolUse(): PoolUse | null;
   close(): Promise<void>;
+}
+
+export interface PoolUse {
+  /** Connections open. */
+  total: number;
+  /** Open and not in use. */
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
+  /** The most it opens (DATABASE_POOL_SIZE). */
+  max: number;
 }
 
 export interface DatabaseEvents {

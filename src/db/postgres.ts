@@ -73,6 +73,7 @@ export function openPostgres(options: PostgresOptions): DatabaseHandle {
     ping: async () => {
       await pool.query('select 1');
     },
+    poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: options.poolSize }),
     close: async () => {
       await lease.close();
       await db.destroy();

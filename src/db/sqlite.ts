@@ -51,6 +51,7 @@ export function openSqlite(file: string): DatabaseHandle {
       // shows; it exists before any migration, so a brand-new database passes.
       sqlite.prepare('select count(*) from sqlite_master').get();
     },
+    poolUse: () => null,
     close: () => db.destroy(),
   };
 }

@@ -56,6 +56,25 @@ const PATTERNS: { kind: RouteKind; regex: RegExp }[] = [
   { kind: 'schema', regex: /^\/api\/schema(?:\/|\.([a-z0-9]+)\/?)$/ },
 ];
 
+/**
+ * Each route's template, made once from the registry: `/api/users/` and `/api/users/:id/` (a
+ * format suffix answers the same route). A label that never grows with the URLs clients send
+ * (the metrics' `route`).
+ */
+const TEMPLATES: Record<Exclude<RouteKind, 'list' | 'detail'>, string> = {
+  root: '/api/',
+  status: '/api/space/status/',
+  hours: '/api/space/hours/',
+  stream: '/api/space/stream/',
+  schema: '/api/schema/',
+};
+const COLLECTION_TEMPLATES = new Map(COLLECTIONS.map(({ path }) => [path as string, { list: `/api/${path}/`, detail: `/api/${path}/:id/` }]));
+
+export function routeTemplate(route: Pick<RouteMatch, 'kind' | 'collection'>): string {
+  if (route.kind === 'list' || route.kind === 'detail') return COLLECTION_TEMPLATES.get(route.collection!)![route.kind];
+  return TEMPLATES[route.kind];
+}
+
 export function matchRoute(path: string): RouteMatch | null {
   for (const { kind, regex } of PATTERNS) {
     const m = regex.exec(path);

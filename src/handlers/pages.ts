@@ -38,7 +38,7 @@ export function pagesHandler({ db, config, bodies, fast, site, times, zone }: Pa
     const snapshot = await fast.versionsFor(request.raw);
     const answer = await bodies.answer(key, snapshot, request.headers, {
       reads: route.reads,
-      kind: { headers: route.headers, type: route.type, maxAgeMs: route.maxAgeMs },
+      kind: { headers: route.headers, type: route.type, maxAgeMs: route.maxAgeMs, route: route.template },
       build: async () => {
         const body = await route.build({ db, site, times, zone, base, nowMs: Date.now() }, match);
         if (body === undefined) throw notFound();

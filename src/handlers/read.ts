@@ -11,7 +11,7 @@ import { preferredMedia } from '../drf/negotiation.js';
 import { pageCount, pageNumberOf, pageSizeOf } from '../drf/pagination.js';
 import { lastValue } from '../drf/query.js';
 import { routeHeaders, type Resolved } from '../drf/resolve.js';
-import { parseId, type RouteMatch } from '../drf/routes.js';
+import { parseId, routeTemplate, type RouteMatch } from '../drf/routes.js';
 import { sendAnswer } from '../http/reply.js';
 import { json } from '../json.js';
 import { openingHours, parseWeeks, spaceHoursRecord, WEEKS_MESSAGE } from '../resources/opening-hours.js';
@@ -50,7 +50,9 @@ export function readHandler({ db, config, times, avatar, bodies, fast, site, ope
     const snapshot = await fast.versionsFor(request.raw);
     const answer = await bodies.answer(key, snapshot, request.headers, {
       reads: readsOf(route),
-      kind: html ? { headers: { ...headers, ...HTML_HEADERS }, type: HTML_TYPE, maxAgeMs: maxAgeOf(route) } : { headers, maxAgeMs: maxAgeOf(route) },
+      kind: html
+        ? { headers: { ...headers, ...HTML_HEADERS }, type: HTML_TYPE, maxAgeMs: maxAgeOf(route), route: routeTemplate(route) }
+        : { headers, maxAgeMs: maxAgeOf(route), route: routeTemplate(route) },
       build: html
         ? async () => {
             const body = await buildBody(resolved, base);

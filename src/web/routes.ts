@@ -24,6 +24,8 @@ export interface PageContext {
 export interface PageRoute {
   name: string;
   pattern: RegExp;
+  /** The path with its variable part named (`/projects/:id/`): the metrics' `route`, never the URL sent. */
+  template: string;
   reads: readonly VersionedTable[];
   type: string;
   headers: Readonly<Record<string, string>>;
@@ -47,6 +49,7 @@ export const PAGE_ROUTES: readonly PageRoute[] = [
   {
     name: 'dashboard',
     pattern: /^\/$/,
+    template: '/',
     reads: ['openings', 'events', 'projects', 'users', 'meetings'],
     type: HTML_TYPE,
     headers: PAGE_HEADERS,
@@ -56,6 +59,7 @@ export const PAGE_ROUTES: readonly PageRoute[] = [
   ...DETAIL_KINDS.map((kind): PageRoute => ({
     name: kind,
     pattern: new RegExp(`^/${kind}/([^/]+)/$`),
+    template: `/${kind}/:id/`,
     reads: DETAIL_READS[kind],
     type: HTML_TYPE,
     headers: PAGE_HEADERS,
@@ -69,6 +73,7 @@ export const PAGE_ROUTES: readonly PageRoute[] = [
     // The API reference (api-docs.ts): the same for every request; its CSP allows Redoc's inline styles.
     name: 'api-docs',
     pattern: /^\/api\/docs\/$/,
+    template: '/api/docs/',
     reads: [],
     type: HTML_TYPE,
     headers: { ...PAGE_HEADERS, ...API_DOCS_HEADERS },
@@ -78,6 +83,7 @@ export const PAGE_ROUTES: readonly PageRoute[] = [
     // `/events/urlab.ics` is the original service's path, for installations migrating from it.
     name: 'calendar',
     pattern: /^\/events(?:\/urlab)?\.ics$/,
+    template: '/events.ics',
     reads: ['events'],
     type: 'text/calendar; charset=utf-8',
     headers: { allow: ALLOW, vary: 'Accept-Encoding' },
