@@ -299,7 +299,7 @@ describe('our data loads into the original', () => {
       );
       assert.equal(record('users.user', await userId('premier')).email, 'shared@example.org');
       const second = await userId('second');
-      assert.equal(record('users.user', second).email, `user-${second}@no-email.invalid`);
+      assert.equal(record('users.user', second).email, `shared+dup-${second}@example.org`);
       assert.equal(record('users.user', await userId(long)).username, `${'é'.repeat(28)}~2`);
       assert.equal(record('users.user', await userId(`${'é'.repeat(29)}-`)).username, `${'é'.repeat(29)}-`);
       const standIn = records.find((r) => r.model === 'users.user' && r.fields.email === 'no-organizer@no-email.invalid')!;
@@ -316,6 +316,7 @@ describe('our data loads into the original', () => {
         const report = await load(copy.handle.db, records);
         assert.equal(report.imported['users.user'], count('users'));
         assert.equal((await copy.handle.db.selectFrom('users').select('email').where('id', '=', noEmail).executeTakeFirstOrThrow()).email, '');
+        assert.equal((await copy.handle.db.selectFrom('users').select('email').where('id', '=', second).executeTakeFirstOrThrow()).email, 'shared@example.org');
         assert.equal((await copy.handle.db.selectFrom('events').select('organizer_id').where('id', '=', eventId).executeTakeFirstOrThrow()).organizer_id, null);
         assert.equal((await exportRecords(copy.handle.db)).text, (await exportRecords(db)).text);
       } finally {

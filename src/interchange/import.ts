@@ -141,7 +141,7 @@ function readEnvelope(record: unknown, index: number): { label: string; pk: unkn
 
 function readRow(spec: ModelSpec, pk: number, fields: Record<string, unknown>, defaults: ImportDefaults) {
   try {
-    return spec.read(new FieldReader(fields, spec.privateFields), defaults);
+    return spec.read(new FieldReader(fields, spec.privateFields), defaults, pk);
   } catch (error) {
     if (error instanceof FieldError) throw recordError(spec.model, pk, error.message, error.field);
     throw error;

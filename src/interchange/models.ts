@@ -47,7 +47,7 @@ export interface ModelSpec {
   columns: readonly string[];
   /** The fixture fields we read; any other field is skipped and counted. */
   fields: ReadonlySet<string>;
-  read(fields: FieldReader, defaults: ImportDefaults): ParsedRow;
+  read(fields: FieldReader, defaults: ImportDefaults, pk: number): ParsedRow;
   /** Fields the API never shows: their values stay out of every message. */
   privateFields?: ReadonlySet<string>;
   links?: readonly LinkSpec[];
@@ -62,6 +62,20 @@ export interface ModelSpec {
 export const NO_EMAIL_DOMAIN = 'no-email.invalid';
 export function placeholderEmail(pk: number): string {
   return `user-${pk}@${NO_EMAIL_DOMAIN}`;
+}
+
+/** An address another user has, tagged to be unique: `local+dup-<pk>@domain`; null without an `@`. */
+export function tagEmail(address: string, pk: number): string | null {
+  const at = address.lastIndexOf('@');
+  return at <= 0 ? null : `${address.slice(0, at)}+dup-${pk}${address.slice(at)}`;
+}
+
+/** The address an export wrote for user `pk`, as it was here. */
+function untagEmail(address: string, pk: number): string {
+  if (address.endsWith(`@${NO_EMAIL_DOMAIN}`) && address !== NO_ORGANIZER_EMAIL) return '';
+  const tag = `+dup-${pk}@`;
+  const at = address.lastIndexOf(tag);
+  return at > 0 && address.indexOf('@', at + tag.length) === -1 ? address.slice(0, at) + address.slice(at + tag.length - 1) : address;
 }
 
 /** The original requires an event's organizer: the export's stand-in for "none", undone by an import. */
@@ -106,13 +120,12 @@ const users: ModelSpec = {
     'groups',
     'user_permissions',
   ]),
-  read: (f, d) => {
-    const email = f.string('email', '');
+  read: (f, d, pk) => {
     const created = f.nullableTime('created') ?? d.nowUs;
     return {
       values: [
         f.string('username'),
-        email.endsWith(`@${NO_EMAIL_DOMAIN}`) && email !== NO_ORGANIZER_EMAIL ? '' : email,
+        untagEmail(f.string('email', '', 255), pk),
         f.boolean('has_key', false),
         f.givenString('password', 128) ?? d.password(),
         f.nullableTime('last_login'),

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/connection.js';
 import { FixtureTimeFormatter } from './fixture-time.js';
-import { NO_EMAIL_DOMAIN, NO_ORGANIZER_EMAIL, placeholderEmail } from './models.js';
+import { NO_EMAIL_DOMAIN, NO_ORGANIZER_EMAIL, placeholderEmail, tagEmail } from './models.js';
 import { codePoints, cutToCodePoints as cut } from './characters.js';
 
 /** The original's users.User.username max_length. */
@@ -14,9 +14,9 @@ const EMAIL_LENGTH = 255;
  * database of ours loads into it (docs/migration.md says why each choice):
  * - text longer than the field's max_length is cut to it, in characters (code points);
  * - a username cut so is made unique again with `~2`, `~3`, … (the original's is unique);
- * - a user without an e-mail address, or with one an earlier user (by pk) has, gets
- *   `user-<pk>@no-email.invalid` (the original requires a unique address; an import turns it
- *   back into none);
+ * - a user without an e-mail address gets `user-<pk>@no-email.invalid`, and one whose address
+ *   an earlier user (by pk) has gets it tagged `local+dup-<pk>@domain` (the original requires a
+ *   unique address); an import turns both back;
  * - events without an organizer get one stand-in user, after the real ones (an import removes it).
  * Everything else is written as stored.
  */
@@ -27,22 +27,26 @@ export class OriginalFit {
   private constructor(
     /** Every username the export writes unchanged, and the ones it has made. */
     private readonly usernames: Set<string>,
+    /** Every address in the database, so that a tagged one never takes another user's. */
+    private readonly emails: ReadonlySet<string>,
     private readonly standIn: { pk: number; username: string; createdUs: number } | null,
   ) {}
 
   static async prepare(db: Db): Promise<OriginalFit> {
     const usernames = new Set<string>();
-    for (const { username } of await db.selectFrom('users').select('username').execute()) {
+    const emails = new Set<string>();
+    for (const { username, email } of await db.selectFrom('users').select(['username', 'email']).execute()) {
       if (codePoints(username) <= USERNAME_LENGTH) usernames.add(username);
+      emails.add(email);
     }
     const organizerless = await db.selectFrom('events').select('id').where('organizer_id', 'is', null).limit(1).executeTakeFirst();
-    if (!organizerless) return new OriginalFit(usernames, null);
+    if (!organizerless) return new OriginalFit(usernames, emails, null);
     const bounds = await db
       .selectFrom('users')
       .select((eb) => [eb.fn.max('id').as('maxId'), eb.fn.min('created_us').as('firstCreated')])
       .executeTakeFirstOrThrow();
     const username = unique(usernames, 'no-organizer');
-    return new OriginalFit(usernames, { pk: Number(bounds.maxId ?? 0) + 1, username, createdUs: Number(bounds.firstCreated ?? 0) });
+    return new OriginalFit(usernames, emails, { pk: Number(bounds.maxId ?? 0) + 1, username, createdUs: Number(bounds.firstCreated ?? 0) });
   }
 
   text(value: string, maxLength: number): string {
@@ -55,11 +59,19 @@ export class OriginalFit {
   }
 
   email(pk: number, address: string): string {
-    const usable =
-      address !== '' && codePoints(address) <= EMAIL_LENGTH && !this.seenEmails.has(address) && (address === NO_ORGANIZER_EMAIL || !address.endsWith(`@${NO_EMAIL_DOMAIN}`));
-    const written = usable ? address : placeholderEmail(pk);
+    const written = this.fittingEmail(pk, address);
     this.seenEmails.add(written);
     return written;
+  }
+
+  private fittingEmail(pk: number, address: string): string {
+    if (address === '' || codePoints(address) > EMAIL_LENGTH) return placeholderEmail(pk);
+    if (address !== NO_ORGANIZER_EMAIL && address.endsWith(`@${NO_EMAIL_DOMAIN}`)) return placeholderEmail(pk);
+    if (!this.seenEmails.has(address)) return address;
+    // An earlier user has it: the same mailbox, tagged with this user's pk (undone by an import).
+    const tagged = tagEmail(address, pk);
+    if (tagged === null || codePoints(tagged) > EMAIL_LENGTH || this.emails.has(tagged) || this.seenEmails.has(tagged)) return placeholderEmail(pk);
+    return tagged;
   }
 
   /** The stand-in's pk, for an event without an organizer. */
