@@ -131,7 +131,8 @@ function everyField(): FixtureRecord[] {
         modified: `2016-01-27T23:17:16.10${pk}Z`,
         status: ['p', 'a', 'd'][pk - 1],
         progress: [0, 100, 42][pk - 1],
-        dependencies: pk === 1 ? [2, 3] : pk === 2 ? [1] : [],
+        // Symmetrical, as the original's ManyToManyField('self') keeps them.
+        dependencies: pk === 1 ? [2, 3] : [1],
         picture: [`project_pictures/${'p'.repeat(70)}.png`, '', null][pk - 1],
         short_description: pk === 1 ? 'S'.repeat(1000) : '',
         content: '# Contenu\r\n\r\n* point',
