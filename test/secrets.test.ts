@@ -1,9 +1,40 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { buildApp } from '../src/app.js';
+import { configFrom } from '../src/config.js';
 import { describeUrl } from '../src/db/postgres.js';
+import { createToken } from '../src/resources/tokens.js';
 import { ImportError, importRecords } from '../src/interchange/import.js';
 import { request } from './support/http.js';
 import { freshDatabase, sampleRecords, startServer } from './support/server.js';
+
+/** The private fields the import keeps (issue 18), each holding a marker that must never be seen. */
+const PRIVATE_MARKERS = {
+  password: 'pbkdf2_sha256$260000$PRIVATEpw$PRIVATEhash',
+  first_name: 'PRIVATEfirst',
+  last_name: 'PRIVATElast',
+  balance: '7531.97',
+  description: 'PRIVATEdescription',
+  last_login: '2011-11-11T11:11:11.111Z',
+  created: '2012-12-12T12:12:12.121Z',
+  edited: '2013-03-13T13:13:13.131Z',
+};
+/** Names of kept fields the API never shows: none may appear as a key in a response or page. */
+const PRIVATE_FIELD_NAMES = [
+  'password',
+  'first_name',
+  'last_name',
+  'balance',
+  'newsletter',
+  'hide_pamela',
+  'is_superuser',
+  'last_login',
+  'is_active',
+  'user_permissions',
+  'is_talk',
+  'interested',
+  'dependencies',
+];
 
 describe('secrets and e-mail addresses stay out of messages', () => {
   it('database locations never show a password, in the URL or in its parameters', () => {
@@ -26,6 +57,98 @@ describe('secrets and e-mail addresses stay out of messages', () => {
           return true;
         },
       );
+    } finally {
+      await fresh.cleanup();
+    }
+  });
+});
+
+describe("the original's private fields, kept by the import, stay out of responses, pages, logs and errors", () => {
+  it('no response or page of a crawl of the whole site, and no log line, shows them', async () => {
+    const records = sampleRecords() as { model: string; pk: number; fields: Record<string, unknown> }[];
+    for (const record of records) {
+      if (record.model === 'users.user') Object.assign(record.fields, PRIVATE_MARKERS, { newsletter: true, groups: [1], user_permissions: [2] });
+    }
+    const fresh = await freshDatabase();
+    const lines: string[] = [];
+    const app = await buildApp(configFrom({ DATABASE_URL: fresh.url }), {
+      database: fresh.handle,
+      logger: { level: 'trace', stream: { write: (line: string) => void lines.push(line) } },
+    });
+    try {
+      await fresh.handle.db.transaction().execute((trx) => importRecords(trx, records));
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+      const { secret } = await createToken(fresh.handle.db, 'secrets test', 'admin', Date.now() * 1000);
+      const bodies: string[] = [];
+      const assets: string[] = [];
+      // Breadth first over every link of every page and record, as HTML and as JSON.
+      const queue = ['/', '/api/', '/api/schema/', '/api/docs/', '/spaceapi.json', '/api/users/1/', '/api/nothing/', '/events/999/'];
+      const seen = new Set<string>();
+      while (queue.length > 0 && seen.size < 600) {
+        const path = queue.shift()!;
+        if (seen.has(path)) continue;
+        seen.add(path);
+        for (const accept of ['text/html', 'application/json']) {
+          // fetch, not support/http's request: this crawl is about leaks, not about the OpenAPI document.
+          const res = await fetch(base + path, { headers: { accept }, redirect: 'manual' });
+          const body = await res.text();
+          // Scripts and stylesheets (the API docs' bundle names "password" fields of its own) only for the markers.
+          const type = res.headers.get('content-type') ?? '';
+          (/html|json/.test(type) ? bodies : assets).push(body, JSON.stringify([...res.headers]));
+          for (const [, link] of body.matchAll(/(?:href="|")((?:\/|http:\/\/127\.0\.0\.1:\d+\/)[^"#\s]*)"/g)) {
+            const local = link.replace(/^http:\/\/127\.0\.0\.1:\d+/, '').replaceAll('&amp;', '&');
+            if (!local.startsWith('//') && !seen.has(local)) queue.push(local);
+          }
+        }
+      }
+      assert.ok(seen.size > 100, `the crawl reached ${seen.size} paths`);
+      // Writes and their errors, as an admin: OPTIONS, a PATCH, a refused POST.
+      const auth = { authorization: `Token ${secret}`, 'content-type': 'application/json' };
+      for (const [method, path, body] of [
+        ['OPTIONS', '/api/users/1/', undefined],
+        ['PATCH', '/api/users/1/', '{"has_key": true}'],
+        ['POST', '/api/users/', '{"username": "Alice"}'],
+        ['PUT', '/api/users/2/', '{"password": "x", "balance": "1.00"}'],
+      ] as const) {
+        bodies.push((await request(base, path, { method, headers: auth, body })).body);
+      }
+      for (const text of assets) for (const marker of Object.values(PRIVATE_MARKERS)) assert.ok(!text.includes(marker), marker);
+      for (const text of [...bodies, ...lines]) {
+        for (const marker of Object.values(PRIVATE_MARKERS)) assert.ok(!text.includes(marker), `${marker} appeared in: ${text.slice(0, 200)}`);
+        for (const name of PRIVATE_FIELD_NAMES) assert.ok(!text.includes(`"${name}"`) && !text.includes(`>${name}<`), `${name} appeared in: ${text.slice(0, 200)}`);
+      }
+    } finally {
+      await app.close();
+      await fresh.cleanup();
+    }
+  });
+
+  it('an import error about a private field describes its value without showing it', async () => {
+    const fresh = await freshDatabase();
+    try {
+      for (const [field, value] of [
+        ['password', ['PRIVATEpw']],
+        ['password', `PRIVATEpw${'x'.repeat(200)}`],
+        ['first_name', { name: 'PRIVATEfirst' }],
+        ['last_name', 'PRIVATElast'.repeat(20)],
+        ['balance', 'PRIVATE'],
+        ['balance', '12345.678'],
+        ['newsletter', 'PRIVATEyes'],
+        ['description', ['PRIVATEdescription']],
+        ['last_login', 'PRIVATE-yesterday'],
+        ['groups', ['PRIVATEgroup']],
+      ] as const) {
+        await assert.rejects(
+          fresh.handle.db.transaction().execute((trx) => importRecords(trx, [{ model: 'users.user', pk: 1, fields: { username: 'bob', [field]: value } }])),
+          (error: unknown) => {
+            assert.ok(error instanceof ImportError);
+            assert.match(error.message, new RegExp(`users\\.user pk 1: field "${field}"`));
+            assert.doesNotMatch(error.message, /PRIVATE|12345/, error.message);
+            return true;
+          },
+        );
+      }
     } finally {
       await fresh.cleanup();
     }

@@ -15,8 +15,11 @@ export const exportCommand: Command = {
 Writes every record of DATABASE_URL as a Django \`dumpdata\` fixture: a JSON
 array of {"model", "pk", "fields"} records (users.user, space.spacestatus,
 projects.project, events.event, events.meeting), by pk within each model.
-The file can be loaded back with \`hackerspace-api import\` or with Django's
-\`manage.py loaddata\`.
+Every field of the original's models is written, including those the API does
+not show. The file can be loaded back with \`hackerspace-api import\` or with
+Django's \`manage.py loaddata\` into the original: what its schema cannot hold
+(a user without an e-mail address, an event without an organizer, a username
+over 30 characters, …) is written as docs/migration.md says.
 
 Without a file, the fixture goes to stdout and nothing else does; the report
 goes to stderr. A file is written under a temporary name and renamed when

@@ -15,8 +15,10 @@ records of users.user, space.spacestatus, projects.project, events.event and
 events.meeting) into DATABASE_URL, creating and migrating the database if needed.
 
 Records are inserted or updated by pk, so importing the same file twice leaves
-the same data; a project's participants and a meeting's members are replaced.
-Other models and fields (passwords, balances, …) are skipped and counted.
+the same data; many-to-many fields (participants, members, …) are replaced.
+Every field of these five models is kept, including those the API does not
+show (password hashes, names, balances, …), for \`export\` to write back;
+other models and fields are skipped and counted. See docs/migration.md.
 
 The import is all or nothing: on any error (malformed JSON, a bad value, a
 reference to a record that exists neither in the file nor in the database) it

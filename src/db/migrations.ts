@@ -1,4 +1,5 @@
 import { Migrator, sql, type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { unusablePassword } from './unusable-password.js';
 import { engineOf } from './connection.js';
 import { COUNTED_TABLES } from './schema.js';
 import { VERSIONED_TABLES } from './table-versions.js';
@@ -402,6 +403,69 @@ const tokenVersions: Migration = {
   },
 };
 
+/**
+ * Every field of the original's five models that the API does not show, so that an import from
+ * the original comes back out of `export` field for field (docs/migration.md). Rows that predate
+ * this migration get what the original would give a record made now: created and edited now, an
+ * unusable password, the model defaults. The auth many-to-many fields keep pks only: we hold no
+ * groups nor permissions, so their join tables have no foreign key on that side.
+ */
+const originalFields: Migration = {
+  async up(db: Kysely<any>) {
+    const users: [string, 'text' | 'integer' | 'bigint', (c: ColumnDefinitionBuilder) => ColumnDefinitionBuilder][] = [
+      ['password', 'text', (c) => c.notNull().defaultTo('')],
+      ['last_login_us', 'bigint', (c) => c],
+      ['is_superuser', 'integer', (c) => c.notNull().defaultTo(0)],
+      ['created_us', 'bigint', (c) => c.notNull().defaultTo(0)],
+      ['edited_us', 'bigint', (c) => c.notNull().defaultTo(0)],
+      ['first_name', 'text', (c) => c.notNull().defaultTo('')],
+      ['last_name', 'text', (c) => c.notNull().defaultTo('')],
+      ['balance_cents', 'integer', (c) => c.notNull().defaultTo(0)],
+      ['hide_pamela', 'integer', (c) => c.notNull().defaultTo(0)],
+      ['newsletter', 'integer', (c) => c.notNull().defaultTo(1)],
+      ['is_active', 'integer', (c) => c.notNull().defaultTo(1)],
+      ['description', 'text', (c) => c.defaultTo('')],
+    ];
+    for (const [name, type, build] of users) await db.schema.alterTable('users').addColumn(name, type, build).execute();
+    await db.schema
+      .alterTable('projects')
+      .addColumn('picture', 'text', (c) => c.defaultTo(''))
+      .execute();
+    await db.schema
+      .alterTable('events')
+      .addColumn('is_talk', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
+
+    const link = async (table: string, owner: [string, string], other: [string, string | null]) => {
+      await db.schema
+        .createTable(table)
+        .addColumn(owner[0], 'integer', (c) => c.notNull().references(owner[1]).onDelete('cascade').modifyEnd(deferred))
+        .addColumn(other[0], 'integer', (c) => (other[1] === null ? c.notNull() : c.notNull().references(other[1]).onDelete('cascade').modifyEnd(deferred)))
+        .addPrimaryKeyConstraint(`${table}_pk`, [owner[0], other[0]])
+        .execute();
+    };
+    await link('user_groups', ['user_id', 'users.id'], ['group_id', null]);
+    await link('user_permissions', ['user_id', 'users.id'], ['permission_id', null]);
+    await link('project_dependencies', ['project_id', 'projects.id'], ['dependency_id', 'projects.id']);
+    await db.schema.createIndex('project_dependencies_dependency').on('project_dependencies').column('dependency_id').execute();
+    await link('event_interested', ['event_id', 'events.id'], ['user_id', 'users.id']);
+    await db.schema.createIndex('event_interested_user').on('event_interested').column('user_id').execute();
+
+    // Django's DateTimeField keeps microseconds, our API's clock milliseconds: now, to the millisecond.
+    const nowUs = Date.now() * 1000;
+    await db.updateTable('users').set({ created_us: nowUs, edited_us: nowUs }).execute();
+    await db.updateTable('projects').set({ created_us: nowUs }).where('created_us', 'is', null).execute();
+    await db
+      .updateTable('projects')
+      .set({ modified_us: sql`created_us` })
+      .where('modified_us', 'is', null)
+      .execute();
+    for (const { id } of await db.selectFrom('users').select('id').execute()) {
+      await db.updateTable('users').set({ password: unusablePassword() }).where('id', '=', id).execute();
+    }
+  },
+};
+
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_api_tokens': apiTokens,
@@ -411,6 +475,7 @@ export const migrations: Record<string, Migration> = {
   '0006_read_leases': readLeases,
   '0007_webhook_deliveries': webhookDeliveries,
   '0008_token_versions': tokenVersions,
+  '0009_original_fields': originalFields,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -9,7 +9,11 @@ import { countRecords } from '../resources/counts.js';
  */
 export async function clearAllData(db: Db): Promise<void> {
   await db.deleteFrom('project_participants').execute();
+  await db.deleteFrom('project_dependencies').execute();
   await db.deleteFrom('meeting_members').execute();
+  await db.deleteFrom('event_interested').execute();
+  await db.deleteFrom('user_groups').execute();
+  await db.deleteFrom('user_permissions').execute();
   await db.deleteFrom('meetings').execute();
   await db.deleteFrom('events').execute();
   await db.deleteFrom('projects').execute();

@@ -110,8 +110,8 @@ export const COLLECTIONS = [
     list: users.listUsers,
     find: users.findUser,
     toRecord: users.userRecord,
-    create: (db, input: users.UserInput) => users.createUser(db, input),
-    update: (db, id, input: Partial<users.UserInput>) => users.updateUser(db, id, input),
+    create: (db, input: users.UserInput, nowUs) => users.createUser(db, input, nowUs),
+    update: (db, id, input: Partial<users.UserInput>, nowUs) => users.updateUser(db, id, input, nowUs),
     remove: users.deleteUser,
   }),
   collection({

@@ -2,7 +2,9 @@ import type { Db } from '../db/connection.js';
 import { syncIdentities } from '../db/identities.js';
 import { FieldReader, isPk } from './field-reader.js';
 import { FieldError, ImportError, recordError, show } from './import-error.js';
-import { MODEL_ORDER, MODEL_SPECS, type ModelSpec } from './models.js';
+import { unusablePassword } from '../db/unusable-password.js';
+import { MODEL_ORDER, MODEL_SPECS, type ImportDefaults, type ModelSpec } from './models.js';
+import { removeOrganizerStandIns } from './organizer-stand-in.js';
 import { findMissingReference } from './references.js';
 import { clashError, findUniqueConflict, UniqueKeys } from './unique-keys.js';
 import { batchRows, upsertRows, type PendingRow } from './upsert.js';
@@ -22,6 +24,8 @@ export interface ImportReport {
 export interface ImportOptions {
   /** Called every few thousand records and once at the end, with the number of records read. */
   onProgress?: (recordsRead: number) => void;
+  /** When the records were made, for those that do not say (microseconds; default: now, to the millisecond). */
+  nowUs?: number;
 }
 
 const PROGRESS_EVERY = 4096;
@@ -34,7 +38,7 @@ const PROGRESS_EVERY = 4096;
  * record, so records may come in any order and may refer to rows already in the database.
  */
 export async function importRecords(db: Db, records: Iterable<unknown> | AsyncIterable<unknown>, options: ImportOptions = {}): Promise<ImportReport> {
-  const importer = new Importer(db);
+  const importer = new Importer(db, { nowUs: options.nowUs ?? Date.now() * 1000, password: unusablePassword });
   let read = 0;
   for await (const record of records) {
     read++;
@@ -55,7 +59,10 @@ class Importer {
   private readonly batches = new Map<ModelSpec, Map<number, PendingRow>>();
   private readonly uniqueKeys = new Map<ModelSpec, UniqueKeys>();
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly defaults: ImportDefaults,
+  ) {}
 
   /** Validates one record and queues its row; returns the model whose batch is now full, if any. */
   accept(record: unknown, index: number): ModelSpec | null {
@@ -68,7 +75,7 @@ class Importer {
     if (!isPk(pk)) throw recordError(spec.model, pk, `pk must be a whole number from 1 to 2147483647, got ${show(pk)}`);
     if (!isPlainObject(fields)) throw recordError(spec.model, pk, `"fields" must be an object, got ${show(fields)}`);
     this.countSkippedFields(spec, fields);
-    const row: PendingRow = { pk, ...readRow(spec, pk, fields) };
+    const row: PendingRow = { pk, ...readRow(spec, pk, fields, this.defaults) };
     this.claimUnique(spec, row);
     const batch = this.batchOf(spec);
     batch.set(pk, row);
@@ -89,6 +96,8 @@ class Importer {
     for (const model of MODEL_ORDER) await this.flush(MODEL_SPECS.get(model)!);
     const missing = await findMissingReference(this.db);
     if (missing) throw missing;
+    const standIns = await removeOrganizerStandIns(this.db);
+    if (standIns > 0) this.imported.set('users.user', this.imported.get('users.user')! - standIns);
     await syncIdentities(this.db);
     return {
       imported: Object.fromEntries(this.imported),
@@ -130,9 +139,9 @@ function readEnvelope(record: unknown, index: number): { label: string; pk: unkn
   return { label: model, pk, fields };
 }
 
-function readRow(spec: ModelSpec, pk: number, fields: Record<string, unknown>) {
+function readRow(spec: ModelSpec, pk: number, fields: Record<string, unknown>, defaults: ImportDefaults) {
   try {
-    return spec.read(new FieldReader(fields));
+    return spec.read(new FieldReader(fields, spec.privateFields), defaults, pk);
   } catch (error) {
     if (error instanceof FieldError) throw recordError(spec.model, pk, error.message, error.field);
     throw error;

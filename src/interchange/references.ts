@@ -50,6 +50,21 @@ const CHECKS: readonly ReferenceCheck[] = [
         .executeTakeFirst(),
   },
   {
+    model: 'projects.project',
+    field: 'dependencies',
+    target: 'projects.project',
+    find: (db) =>
+      db
+        .selectFrom('project_dependencies as r')
+        .leftJoin('projects as t', 't.id', 'r.dependency_id')
+        .where('t.id', 'is', null)
+        .select(['r.project_id as pk', 'r.dependency_id as target'])
+        .orderBy('r.project_id')
+        .orderBy('r.dependency_id')
+        .limit(1)
+        .executeTakeFirst(),
+  },
+  {
     model: 'events.event',
     field: 'organizer',
     target: 'users.user',
@@ -65,6 +80,21 @@ const CHECKS: readonly ReferenceCheck[] = [
         .executeTakeFirst();
       return row && { pk: row.pk, target: row.target ?? 0 };
     },
+  },
+  {
+    model: 'events.event',
+    field: 'interested',
+    target: 'users.user',
+    find: (db) =>
+      db
+        .selectFrom('event_interested as r')
+        .leftJoin('users as t', 't.id', 'r.user_id')
+        .where('t.id', 'is', null)
+        .select(['r.event_id as pk', 'r.user_id as target'])
+        .orderBy('r.event_id')
+        .orderBy('r.user_id')
+        .limit(1)
+        .executeTakeFirst(),
   },
   {
     model: 'events.meeting',

@@ -10,7 +10,8 @@ const MAX_ROWS = 4_000;
 export interface PendingRow {
   pk: number;
   values: unknown[];
-  links?: number[];
+  /** The pks of each of the model's links, in its `links` order. */
+  links?: number[][];
 }
 
 /** How many rows of a model go into one multi-row statement. */
@@ -28,7 +29,7 @@ export async function upsertRows(db: Db, spec: ModelSpec, rows: readonly Pending
   const parameters: unknown[] = [];
   for (const row of rows) parameters.push(row.pk, ...row.values);
   await db.executeQuery(rawQuery(db, upsertSql(spec, rows.length), parameters));
-  if (spec.link) await replaceLinks(db, spec.link, rows);
+  for (const [index, link] of (spec.links ?? []).entries()) await replaceLinks(db, link, index, rows);
 }
 
 const statementCache = new Map<string, string>();
@@ -48,7 +49,7 @@ function upsertSql(spec: ModelSpec, rowCount: number): string {
 }
 
 /** A many-to-many field is replaced as a whole, as Django's loaddata does. */
-async function replaceLinks(db: Db, link: LinkSpec, rows: readonly PendingRow[]): Promise<void> {
+async function replaceLinks(db: Db, link: LinkSpec, index: number, rows: readonly PendingRow[]): Promise<void> {
   const owner = quote(link.ownerColumn);
   for (const part of chunks(
     rows.map((r) => r.pk),
@@ -57,9 +58,9 @@ async function replaceLinks(db: Db, link: LinkSpec, rows: readonly PendingRow[])
     await db.executeQuery(rawQuery(db, `delete from ${quote(link.table)} where ${owner} in (${repeat('?', part.length)})`, part));
   }
   const pairs: number[] = [];
-  for (const row of rows) for (const user of row.links ?? []) pairs.push(row.pk, user);
+  for (const row of rows) for (const target of row.links?.[index] ?? []) pairs.push(row.pk, target);
   for (const part of chunks(pairs, MAX_PARAMETERS - (MAX_PARAMETERS % 2))) {
-    const sql = `insert into ${quote(link.table)} (${owner}, "user_id") values ${repeat('(?, ?)', part.length / 2)}` + ' on conflict do nothing';
+    const sql = `insert into ${quote(link.table)} (${owner}, ${quote(link.targetColumn)}) values ${repeat('(?, ?)', part.length / 2)}` + ' on conflict do nothing';
     await db.executeQuery(rawQuery(db, sql, part));
   }
 }

@@ -134,7 +134,8 @@ export async function createEvent(db: Db, input: EventInput): Promise<number> {
       status: input.status,
       organizer_id: input.organizer ?? null,
       description: input.description ?? '',
-      picture: null,
+      // What the original's ORM stores for "no file".
+      picture: '',
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -161,6 +162,7 @@ export async function updateEvent(db: Db, id: number, input: Partial<EventInput>
 export async function deleteEvent(db: Db, id: number): Promise<boolean> {
   const meeting = await db.selectFrom('meetings').select('id').where('event_id', '=', id).executeTakeFirst();
   if (meeting) throw new ConflictError(`Meeting ${meeting.id} records this event; delete the meeting or give it another event first.`);
+  await db.deleteFrom('event_interested').where('event_id', '=', id).execute();
   const result = await db.deleteFrom('events').where('id', '=', id).executeTakeFirst();
   return result.numDeletedRows > 0n;
 }

@@ -32,7 +32,7 @@ export const ProjectFields = Type.Object({
 });
 export type ProjectInput = Static<typeof ProjectFields>;
 
-type ProjectRow = Omit<ProjectsTable, 'id' | 'created_us' | 'modified_us'> & { id: number; participants: number[] };
+type ProjectRow = Omit<ProjectsTable, 'id' | 'created_us' | 'modified_us' | 'picture'> & { id: number; participants: number[] };
 
 const columns = ['id', 'title', 'maintainer_id', 'status', 'progress', 'short_description', 'content'] as const;
 
@@ -124,6 +124,10 @@ export async function updateProject(db: Db, id: number, input: Partial<ProjectIn
 
 export async function deleteProject(db: Db, id: number): Promise<boolean> {
   await db.deleteFrom('project_participants').where('project_id', '=', id).execute();
+  await db
+    .deleteFrom('project_dependencies')
+    .where((eb) => eb.or([eb('project_id', '=', id), eb('dependency_id', '=', id)]))
+    .execute();
   const result = await db.deleteFrom('projects').where('id', '=', id).executeTakeFirst();
   return result.numDeletedRows > 0n;
 }

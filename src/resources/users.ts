@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Db } from '../db/connection.js';
+import { unusablePassword } from '../db/unusable-password.js';
 import { countRecords } from './counts.js';
 import type { PageWindow, RecordContext } from './record-context.js';
 import { ConflictError, FieldErrors } from './write-errors.js';
@@ -77,25 +78,34 @@ async function usernameTaken(db: Db, username: string, exceptId: number | null):
   return rows.some((row) => row.id !== exceptId && foldCase(row.username) === wanted);
 }
 
-export async function createUser(db: Db, input: UserInput): Promise<number> {
+/** The original's other fields take its model defaults (schema.ts); created and edited are now. */
+export async function createUser(db: Db, input: UserInput, nowUs: number): Promise<number> {
   if (await usernameTaken(db, input.username, null)) throw new FieldErrors({ username: [USERNAME_TAKEN] });
   const row = await db
     .insertInto('users')
-    .values({ id: await nextId(db, 'users'), username: input.username, email: input.email ?? '', has_key: input.has_key ? 1 : 0 })
+    .values({
+      id: await nextId(db, 'users'),
+      username: input.username,
+      email: input.email ?? '',
+      has_key: input.has_key ? 1 : 0,
+      password: unusablePassword(),
+      created_us: nowUs,
+      edited_us: nowUs,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
 }
 
-/** Sets the given fields; false when there is no such user. */
-export async function updateUser(db: Db, id: number, input: Partial<UserInput>): Promise<boolean> {
+/** Sets the given fields, and edited (the original's auto_now: every save); false when there is no such user. */
+export async function updateUser(db: Db, id: number, input: Partial<UserInput>, nowUs: number): Promise<boolean> {
   if (!(await findUser(db, id))) return false;
   if (input.username !== undefined && (await usernameTaken(db, input.username, id))) throw new FieldErrors({ username: [USERNAME_TAKEN] });
-  const values: { username?: string; email?: string; has_key?: number } = {};
+  const values: { username?: string; email?: string; has_key?: number; edited_us: number } = { edited_us: nowUs };
   if (input.username !== undefined) values.username = input.username;
   if (input.email !== undefined) values.email = input.email;
   if (input.has_key !== undefined) values.has_key = input.has_key ? 1 : 0;
-  if (Object.keys(values).length > 0) await db.updateTable('users').set(values).where('id', '=', id).execute();
+  await db.updateTable('users').set(values).where('id', '=', id).execute();
   return true;
 }
 
@@ -115,6 +125,9 @@ export async function deleteUser(db: Db, id: number): Promise<boolean> {
   }
   await db.deleteFrom('project_participants').where('user_id', '=', id).execute();
   await db.deleteFrom('meeting_members').where('user_id', '=', id).execute();
+  await db.deleteFrom('event_interested').where('user_id', '=', id).execute();
+  await db.deleteFrom('user_groups').where('user_id', '=', id).execute();
+  await db.deleteFrom('user_permissions').where('user_id', '=', id).execute();
   await db.deleteFrom('users').where('id', '=', id).execute();
   return true;
 }

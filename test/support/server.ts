@@ -49,11 +49,11 @@ export interface FreshDatabase {
  * A fresh, migrated database of the engine under test: a SQLite file in its own temporary
  * directory, or a PostgreSQL schema of its own in the run's database (TEST_POSTGRES_URL).
  */
-export async function freshDatabase(): Promise<FreshDatabase> {
+export async function freshDatabase(options: { migrate?: boolean } = {}): Promise<FreshDatabase> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hackerspace-api-test-'));
   const { url, drop } = TEST_ENGINE === 'postgres' ? await postgresSchema() : { url: `sqlite:${path.join(dir, 'test.sqlite')}`, drop: async () => {} };
   const handle = openDatabase(configFrom({ DATABASE_URL: url }).database);
-  await migrateToLatest(handle.db);
+  if (options.migrate !== false) await migrateToLatest(handle.db);
   return {
     handle,
     url,
