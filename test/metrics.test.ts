@@ -344,7 +344,7 @@ describe(`metrics of one serve process on ${TEST_ENGINE}`, () => {
     await until(async () => (await streams()) === streamsBefore + 1, 'the stream counted as a request');
   });
 
-  it("gives the space's state as a gauge: no sample while unknown, then 1 or 0 after each door report; webhook deliveries by result", async () => {
+  it("gives the space's state as a gauge: no sample while unknown, then 1 or 0 after each door report; webhook deliveries by result, and those waiting in the outbox", async () => {
     const open = 'hackerspace_space_open';
     const deliveries = (scrape: Scrape, result: string) => scrape.value('hackerspace_webhook_deliveries_total', { result });
     const before = await scrape(metricsBase);
@@ -352,8 +352,12 @@ describe(`metrics of one serve process on ${TEST_ENGINE}`, () => {
     assert.match(before.text, /# TYPE hackerspace_space_open gauge/);
     for (const result of ['delivered', 'failed', 'abandoned']) assert.equal(deliveries(before, result), 0, result);
 
+    const outbox = 'hackerspace_webhook_outbox_pending';
+    assert.equal(before.value(outbox), 0, 'an empty outbox');
     assert.equal((await door(service.base, doorSecret, true)).status, 201);
     assert.equal((await scrape(metricsBase)).value(open), 1);
+    // The failing receiver's delivery waits in the outbox until its retries run out (WEBHOOK_GIVE_UP_S=1).
+    await until(async () => (await scrape(metricsBase)).value(outbox)! >= 1, 'a delivery waiting in the outbox', 60_000, 20);
     assert.equal((await door(service.base, doorSecret, false)).status, 201);
     assert.equal((await scrape(metricsBase)).value(open), 0);
 
@@ -363,6 +367,7 @@ describe(`metrics of one serve process on ${TEST_ENGINE}`, () => {
     await until(async () => ended(await scrape(metricsBase)) === 4, 'the four deliveries ended', 60_000, 50);
     await until(async () => (await scrape(metricsBase)).value('hackerspace_webhook_deliveries_pending') === 0, 'no attempt under way', 60_000, 50);
     const after = await scrape(metricsBase);
+    assert.equal(after.value(outbox), 0, 'every delivery ended: nothing left in the outbox');
     assert.equal(good.received, 2);
     assert.equal(deliveries(after, 'delivered'), 2);
     assert.equal(deliveries(after, 'abandoned'), 2);

@@ -8,6 +8,7 @@ import { routeTemplate } from '../drf/routes.js';
 import { isLegacyDoor } from '../handlers/legacy-door.js';
 import { isSpaceApi, SPACEAPI_PATH } from '../handlers/spaceapi.js';
 import type { SpaceLive } from '../live/space-live.js';
+import { countPendingDeliveries } from '../live/webhook-outbox.js';
 import type { AppMetrics } from '../metrics/app-metrics.js';
 import { UNKNOWN_ROUTE } from '../metrics/request-durations.js';
 import { currentSpaceState } from '../resources/openings.js';
@@ -48,6 +49,7 @@ export function instrument(app: FastifyInstance, metrics: AppMetrics, parts: Ins
       cacheReads: cache.reads,
       streamClients: () => live.feed.size,
       webhooksPending: () => live.webhooks.size,
+      outboxPending: () => countPendingDeliveries(database.db),
       spaceOpen: async () => (await currentSpaceState(database.db)).isOpen,
       pool: () => database.poolUse(),
     },

@@ -14,6 +14,8 @@ export interface MetricSources {
   streamClients(): number;
   /** Webhook delivery attempts under way in this process. */
   webhooksPending(): number;
+  /** Webhook deliveries waiting in the outbox (the database's, shared by every process); rejects when it cannot be read. */
+  outboxPending(): Promise<number>;
   /** The space's state as recorded: null while it never was; rejects when the database cannot be read. */
   spaceOpen(): Promise<boolean | null>;
   /** The database's connection pool (PostgreSQL); null where there is none (SQLite). */
@@ -91,9 +93,24 @@ export class AppMetrics {
         this.set(sources.webhooksPending());
       },
     });
-    // The pool is read before the space's state, whose query would otherwise count among its users.
+    // The pool is read before the outbox and the space's state, whose queries would otherwise count among its users.
     if (sources.pool() !== null) this.watchPool(() => sources.pool()!);
     new SpaceOpenGauge(this.registry, () => sources.spaceOpen(), log);
+    new Gauge({
+      name: 'hackerspace_webhook_outbox_pending',
+      help: 'Webhook deliveries waiting in the outbox, to be delivered or retried (one figure for the database: with workers, the largest)',
+      registers,
+      aggregator: 'max',
+      async collect() {
+        try {
+          this.set(await sources.outboxPending());
+        } catch (error) {
+          // No sample rather than a stale or made-up figure; the scrape itself still answers.
+          this.reset();
+          log.warn({ err: { message: (error as Error).message, code: (error as { code?: string }).code } }, 'metrics: cannot count the outbox');
+        }
+      },
+    });
   }
 
   /** MQTT_URL: whether this process's connection to the broker is up. */
