@@ -125,9 +125,16 @@ async function main() {
   const env = serverEnvFactory(ROOT);
   const programs = await programsOf(ROOT, work, o.compare);
   const labels = programs.map((p) => p.label);
-  const after = programs.at(-1);
   for (const p of programs) log(`program ${p.label}: ${p.description}`);
-  const dataset = await readDataset({ out: OUT, engine, sizes, mode: o['keep-db'] ? 'keep' : o.rebuild ? 'rebuild' : 'auto', program: after, env, work });
+  // Built by the first program: with --compare, the other commit's bundle, normally the older
+  // schema. Each program then serves a copy of its own, which it migrates to its own schema as it
+  // starts: an older bundle refuses a database migrated past it (after the dataset was built by a
+  // newer schema than the compared commit's, --rebuild).
+  const dataset = await readDataset({ out: OUT, engine, sizes, mode: o['keep-db'] ? 'keep' : o.rebuild ? 'rebuild' : 'auto', program: programs[0], env, work });
+  dataset.copies = {};
+  for (const p of programs) {
+    dataset.copies[p.label] = await scratchCopy(dataset.db, isPg(dataset.db) ? `${dataset.db}_${p.label}_${process.pid}` : path.join(work, `dataset-${p.label}.sqlite`));
+  }
   const placement = cpuPlacement({ pin: !o['no-pin'], workers: cfg.workers });
   log(`CPU placement: ${placement.text}`);
   const idle = new IdleChecks();
@@ -315,7 +322,8 @@ const slug = (s) => s.replace(/[^a-zA-Z0-9]+/g, '_').replace(/^_|_$/g, '');
 async function sectionAB(ctx) {
   const { cfg, work, programs, labels, pool, R, notes, measureOn, placement } = ctx;
   const servers = {};
-  for (const program of programs) servers[program.label] = await pool.start(program, `default-${program.label}`, 'A, B (default configuration)', ctx.dataset.dbUrl);
+  for (const program of programs)
+    servers[program.label] = await pool.start(program, `default-${program.label}`, 'A, B (default configuration)', ctx.dataset.copies[program.label].dbUrl);
   // What each URL answers: the ceiling sends the "after" program's answers.
   const answers = {};
   const bState = {};
@@ -479,7 +487,7 @@ async function sectionC1(ctx, ab) {
   for (let r = 1; r <= cfg.rounds; r++) {
     const order = shuffled(all, cfg.seed * 1000 + r).slice(0, walkSize);
     for (const program of inTurn(programs, r)) {
-      const server = await pool.start(program, `walk-${program.label}-${r}`, `C1 walk, round ${r}`, ctx.dataset.dbUrl);
+      const server = await pool.start(program, `walk-${program.label}-${r}`, `C1 walk, round ${r}`, ctx.dataset.copies[program.label].dbUrl);
       R.add('startup', program.label, server.startupMs);
       if (r === 1) {
         const after = await get(`${server.base}${OPENINGS}?page=${lastPage + 1}`);
@@ -537,7 +545,7 @@ async function sectionC1(ctx, ab) {
   // ----- C2 and the cache-off rows: a server per program with RESPONSE_CACHE_MB=0 -----
   const servers = {};
   for (const program of programs)
-    servers[program.label] = await pool.start(program, `nocache-${program.label}`, 'C2 and the cache-off rows (RESPONSE_CACHE_MB=0)', ctx.dataset.dbUrl, {
+    servers[program.label] = await pool.start(program, `nocache-${program.label}`, 'C2 and the cache-off rows (RESPONSE_CACHE_MB=0)', ctx.dataset.copies[program.label].dbUrl, {
       RESPONSE_CACHE_MB: '0',
     });
   const offAnswers = {};
@@ -640,8 +648,9 @@ async function sectionC3(ctx, c1) {
     const pages = order.slice((r - 1) * perRound, r * perRound);
     for (const program of inTurn(programs, r)) {
       // PostgreSQL: a fresh copy of the database, so that none of its blocks is in shared_buffers.
-      const copy = pg ? await scratchCopy(dataset.db, `${dataset.db}_cold_${process.pid}`) : null;
-      const server = await pool.start(program, `cold-${program.label}-${r}`, `C3 cold deep pages, round ${r}`, copy ? copy.dbUrl : dataset.dbUrl, { RESPONSE_CACHE_MB: '0' });
+      const own = dataset.copies[program.label];
+      const copy = pg ? await scratchCopy(own.db, `${dataset.db}_cold_${process.pid}`) : null;
+      const server = await pool.start(program, `cold-${program.label}-${r}`, `C3 cold deep pages, round ${r}`, copy ? copy.dbUrl : own.dbUrl, { RESPONSE_CACHE_MB: '0' });
       // Warm the code path (not the deep pages' data): the first page, 20 times.
       for (let i = 0; i < 20; i++) if ((await get(`${server.base}${OPENINGS}`)).status !== 200) fail('C3: the first page did not answer 200');
       const dropped = dropPageCache();
@@ -682,21 +691,25 @@ async function sectionC3(ctx, c1) {
 
 async function sectionD(ctx) {
   const { cfg, work, env, programs, pool, R, placement, dataset } = ctx;
-  const after = programs.at(-1);
-  const target = isPg(dataset.db) ? `${dataset.db}_mixed_${process.pid}` : path.join(work, 'mixed.sqlite');
-  const copy = await scratchCopy(dataset.db, target);
-  const what = isPg(dataset.db)
-    ? `\`${safeUrl(target)}\`, created from the cached database as its template (in ${num(copy.seconds, 1)} s) and dropped afterwards`
-    : `a copy of the cached file (copied in ${num(copy.seconds, 1)} s, removed afterwards)`;
-  log(`D: scratch database: ${what}`);
-  // The door token: its secret only in memory and mixed.js's environment.
-  const token = await run(process.execPath, [after.cli, 'token', 'create', '--name', 'bench-mixed', '--scope', 'door'], { env: env({ DATABASE_URL: copy.dbUrl }) });
-  const secret = token.stdout.trim();
-  if (token.code !== 0 || !/^\S+$/.test(secret)) fail(`token create failed on the scratch database: ${token.stderr.trim()}`);
+  // Each program on a scratch copy of its own copy (its schema), with a door token of its own: the secret only in memory and mixed.js's environment.
+  const mixedDbs = {};
+  for (const program of programs) {
+    const target = isPg(dataset.db) ? `${dataset.db}_mixed_${program.label}_${process.pid}` : path.join(work, `mixed-${program.label}.sqlite`);
+    const copy = await scratchCopy(dataset.copies[program.label].db, target);
+    const what = isPg(dataset.db)
+      ? `\`${safeUrl(target)}\`, created from ${program.label}'s copy of the cached database as its template (in ${num(copy.seconds, 1)} s) and dropped afterwards`
+      : `a copy of ${program.label}'s copy of the cached file (copied in ${num(copy.seconds, 1)} s, removed afterwards)`;
+    log(`D: scratch database: ${what}`);
+    const token = await run(process.execPath, [program.cli, 'token', 'create', '--name', 'bench-mixed', '--scope', 'door'], { env: env({ DATABASE_URL: copy.dbUrl }) });
+    const secret = token.stdout.trim();
+    if (token.code !== 0 || !/^\S+$/.test(secret)) fail(`token create failed on the scratch database: ${token.stderr.trim()}`);
+    mixedDbs[program.label] = { copy, secret };
+  }
   let stale = 0;
   const failures = [];
   for (let r = 1; r <= cfg.rounds; r++) {
     for (const program of inTurn(programs, r)) {
+      const { copy, secret } = mixedDbs[program.label];
       const writer = await pool.start(program, `mixed-writer-${program.label}-${r}`, "D: readers' load and the posts", copy.dbUrl);
       const other = await pool.start(program, `mixed-other-${program.label}-${r}`, 'D: cross-process reads', copy.dbUrl);
       const rfile = path.join(work, `wrk-mixed-${program.label}-${r}.txt`);
@@ -756,7 +769,7 @@ async function sectionD(ctx) {
       await pool.stop(other);
     }
   }
-  await copy.drop();
+  for (const { copy } of Object.values(mixedDbs)) await copy.drop();
   const ms = (key, label) => ({ label, figures: [figure('median (min–max) of the rounds', R.get(key), { digits: 2, unit: 'ms', better: 'lower' })] });
   const rows = [
     { label: 'readers, req/s', figures: [figure('median (min–max) of the rounds', R.get('D|rps'))] },
