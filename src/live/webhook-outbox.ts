@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type Updateable } from 'kysely';
 import { engineOf, type Db } from '../db/connection.js';
 import type { WebhookDeliveriesTable } from '../db/schema.js';
 
@@ -82,63 +82,36 @@ export async function nextDueUs(db: Db): Promise<number | null> {
   return row?.due == null ? null : Number(row.due);
 }
 
-/** An attempt's outcome, recorded only while `owner` still holds the claim; false when it no longer does. */
-export async function recordDelivered(db: Db, id: string, owner: string, nowUs: number): Promise<boolean> {
-  const result = await db
-    .updateTable('webhook_deliveries')
-    .set((eb) => ({
-      status: 'delivered',
-      attempts: eb('attempts', '+', 1),
-      last_attempt_us: nowUs,
-      finished_us: nowUs,
-      claimed_by: null,
-      claimed_until_us: null,
-    }))
-    .where('id', '=', id)
-    .where('claimed_by', '=', owner)
-    .executeTakeFirst();
+/**
+ * Records an outcome and releases the claim, only while `owner` still holds it (a claim that
+ * expired may be another process's now); false when it no longer does. `attemptUs`: when an
+ * attempt was made, counted with it; null when none was.
+ */
+async function settleClaim(db: Db, id: string, owner: string, outcome: Updateable<WebhookDeliveriesTable>, attemptUs: number | null): Promise<boolean> {
+  let update = db.updateTable('webhook_deliveries').set({ ...outcome, claimed_by: null, claimed_until_us: null });
+  if (attemptUs !== null) update = update.set((eb) => ({ attempts: eb('attempts', '+', 1), last_attempt_us: attemptUs }));
+  const result = await update.where('id', '=', id).where('claimed_by', '=', owner).executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
-export async function recordRetry(db: Db, id: string, owner: string, nowUs: number, error: string, nextAttemptUs: number, nextDelayMs: number): Promise<boolean> {
-  const result = await db
-    .updateTable('webhook_deliveries')
-    .set((eb) => ({
-      attempts: eb('attempts', '+', 1),
-      last_attempt_us: nowUs,
-      last_error: error,
-      next_attempt_us: nextAttemptUs,
-      next_delay_ms: nextDelayMs,
-      claimed_by: null,
-      claimed_until_us: null,
-    }))
-    .where('id', '=', id)
-    .where('claimed_by', '=', owner)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+/** A delivery the receiver took (a 2xx). */
+export function recordDelivered(db: Db, id: string, owner: string, nowUs: number): Promise<boolean> {
+  return settleClaim(db, id, owner, { status: 'delivered', finished_us: nowUs }, nowUs);
+}
+
+/** A failed attempt, due again at `nextAttemptUs`. */
+export function recordRetry(db: Db, id: string, owner: string, nowUs: number, error: string, nextAttemptUs: number, nextDelayMs: number): Promise<boolean> {
+  return settleClaim(db, id, owner, { last_error: error, next_attempt_us: nextAttemptUs, next_delay_ms: nextDelayMs }, nowUs);
 }
 
 /** `attempted`: whether an attempt was made (false: the URL is no longer configured). */
-export async function recordAbandoned(db: Db, id: string, owner: string, nowUs: number, error: string, attempted: boolean): Promise<boolean> {
-  const result = await db
-    .updateTable('webhook_deliveries')
-    .set((eb) => ({
-      status: 'abandoned',
-      ...(attempted ? { attempts: eb('attempts', '+', 1), last_attempt_us: nowUs } : {}),
-      last_error: error,
-      finished_us: nowUs,
-      claimed_by: null,
-      claimed_until_us: null,
-    }))
-    .where('id', '=', id)
-    .where('claimed_by', '=', owner)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+export function recordAbandoned(db: Db, id: string, owner: string, nowUs: number, error: string, attempted: boolean): Promise<boolean> {
+  return settleClaim(db, id, owner, { status: 'abandoned', last_error: error, finished_us: nowUs }, attempted ? nowUs : null);
 }
 
 /** An attempt interrupted by a shutdown: the row is due again at once, for any process. */
 export async function releaseClaim(db: Db, id: string, owner: string): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ claimed_by: null, claimed_until_us: null }).where('id', '=', id).where('claimed_by', '=', owner).execute();
+  await settleClaim(db, id, owner, {}, null);
 }
 
 /**
