@@ -16,6 +16,7 @@ import { openApiDocument } from './openapi/document.js';
 import { isSpaceApi, spaceApiHandler } from './handlers/spaceapi.js';
 import { errorHandler } from './http/error-handler.js';
 import { healthCheck, isHealthCheck, pingTimeoutOf } from './http/health.js';
+import type { ConnectionDrain } from './http/drain.js';
 import { nodeServer, type NodeServer } from './http/node-server.js';
 import type { HtmlError } from './http/reply.js';
 import { describeRequest } from './http/request.js';
@@ -49,6 +50,8 @@ declare module 'fastify' {
     live: SpaceLive;
     /** This app's Prometheus registry (METRICS_PORT; null without it), served by cli/serve.ts. */
     metrics: AppMetrics | null;
+    /** The HTTP server's connections, drained by a graceful close (server.ts). */
+    connections: ConnectionDrain;
   }
 }
 
@@ -116,9 +119,10 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     cache,
     log: app.log,
     isClosing: () => closing,
-    openConnections: () => node!.openConnections(),
+    openConnections: () => node!.connections.size,
     durations: metrics?.requests ?? null,
   });
+  app.decorate('connections', node!.connections);
   node!.setFront((request, response, next) => fast.serve(request, response, next));
   // The push stream and webhooks; their streams end before the server closes.
   const live = new SpaceLive(config, database, times, app.log);

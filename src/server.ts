@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
-import { ConnectionDrain } from './http/drain.js';
 
 /** Longest a graceful close may take (requests in flight finishing) before the process exits anyway. */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -32,7 +31,7 @@ export function stopSignal(): AbortSignal {
  * (http/drain.ts), then closes the app (MQTT, the database) and flushes the log.
  */
 export async function listen(app: FastifyInstance, config: Pick<Config, 'host' | 'port'>, stop: AbortSignal = stopSignal()): Promise<string> {
-  const connections = new ConnectionDrain(app.server);
+  const connections = app.connections;
   const address = await app.listen({ host: config.host, port: config.port });
   let closing = false;
   const shutdown = async () => {

@@ -14,9 +14,12 @@ export const DRAIN_IDLE_MS = 2000;
 const SWEEP_MS = 50;
 
 interface ConnectionState {
-  /** Requests whose response has not closed yet (more than one when a client pipelines). */
-  inFlight: number;
-  /** socket.bytesRead when last looked at, and since when it has not moved (nor a response ended). */
+  /**
+   * The latest request's response on the connection. Responses to pipelined requests finish in
+   * order, so while it has not finished a request is in flight, and once it has, none is.
+   */
+  latest: http.ServerResponse | null;
+  /** socket.bytesRead when last looked at, and since when it has not moved (nor a request been in flight). */
   bytesRead: number;
   quietSince: number;
 }
@@ -31,42 +34,37 @@ interface ConnectionState {
  * - the listening socket closes first (in a cluster worker, the primary then gives new
  *   connections to the other workers; one already on its way to this one is handed back);
  * - every response not started yet, and every later one, says `Connection: close` (Node then
- *   closes the connection after it): the fast path's as well as the framework's, since this
- *   listener runs before the server's own request handler;
+ *   closes the connection after it): the fast path's as well as the framework's, since the
+ *   server's request handler calls track() before anything else;
  * - a connection with no request in flight that stays quiet DRAIN_IDLE_MS is closed;
  * - it is done when no connection is left.
+ *
+ * Until a drain starts, a request costs one lookup and one store (track()): no listener per
+ * response. Whether a request is in flight is read off the latest response when the drain looks.
  *
  * Streams are requests in flight: they must be ended by their owner (the space feed) for the
  * drain to finish. Attach before the server accepts its first connection.
  */
 export class ConnectionDrain {
   private readonly connections = new Map<net.Socket, ConnectionState>();
-  private readonly responses = new Set<http.ServerResponse>();
   private draining = false;
   private drained: (() => void) | null = null;
 
   constructor(private readonly server: http.Server) {
     server.on('connection', (socket: net.Socket) => {
-      this.connections.set(socket, { inFlight: 0, bytesRead: 0, quietSince: Date.now() });
+      this.connections.set(socket, { latest: null, bytesRead: 0, quietSince: Date.now() });
       socket.once('close', () => {
         this.connections.delete(socket);
         if (this.connections.size === 0) this.drained?.();
       });
     });
-    server.prependListener('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
-      const socket = request.socket;
-      const state = this.connections.get(socket);
-      if (this.draining) response.shouldKeepAlive = false;
-      if (state === undefined) return;
-      state.inFlight++;
-      this.responses.add(response);
-      response.once('close', () => {
-        this.responses.delete(response);
-        state.inFlight--;
-        state.bytesRead = socket.bytesRead;
-        state.quietSince = Date.now();
-      });
-    });
+  }
+
+  /** To be called by the server's request handler first, for every request. */
+  track(request: http.IncomingMessage, response: http.ServerResponse): void {
+    const state = this.connections.get(request.socket);
+    if (state !== undefined) state.latest = response;
+    if (this.draining) response.shouldKeepAlive = false;
   }
 
   /** Connections open now. */
@@ -86,8 +84,11 @@ export class ConnectionDrain {
     if (!this.draining) {
       this.draining = true;
       const now = Date.now();
-      for (const state of this.connections.values()) state.quietSince = Math.max(state.quietSince, now);
-      for (const response of this.responses) if (!response.headersSent) response.shouldKeepAlive = false;
+      for (const state of this.connections.values()) {
+        state.quietSince = Math.max(state.quietSince, now);
+        // Not answered yet: its answer closes the connection (earlier pipelined ones may not).
+        if (state.latest !== null && !state.latest.headersSent) state.latest.shouldKeepAlive = false;
+      }
       // net.Server's close, not http.Server's: that one would also end every idle connection now.
       if (this.server.listening) net.Server.prototype.close.call(this.server);
     }
@@ -109,7 +110,11 @@ export class ConnectionDrain {
   private closeIdle(idleMs: number): void {
     const now = Date.now();
     for (const [socket, state] of this.connections) {
-      if (state.inFlight > 0) continue;
+      // In flight: quiet counts from the sweep that last saw it so (within SWEEP_MS of its end).
+      if (state.latest !== null && !state.latest.writableFinished) {
+        state.quietSince = now;
+        continue;
+      }
       // Bytes of a next request (its headers may not be complete yet): not idle.
       if (socket.bytesRead !== state.bytesRead) {
         state.bytesRead = socket.bytesRead;
