@@ -42,7 +42,7 @@ import zlib from 'node:zlib';
 import { datasetSizes, demoArgs, isPg, pgDescribe, readDataset, scratchCopy } from './lib/dataset.js';
 import { Rounds, figure, render, textFigure, worseInEveryRound } from './lib/figures.js';
 import { answerBytes, freePort, get, saveAnswer, waitFor200 } from './lib/http.js';
-import { fail, log, safeUrl } from './lib/log.js';
+import { fail, log, safeUrl, sleep } from './lib/log.js';
 import { IdleChecks, cpuPlacement, dropPageCache, machineNote } from './lib/machine.js';
 import { code } from './lib/markdown.js';
 import { engineName, engines, envInteger, parseOptions } from './lib/options.js';
@@ -319,6 +319,23 @@ async function main() {
 const normalized = (body, port) => body.toString('latin1').replaceAll(`127.0.0.1:${port}`, '127.0.0.1:PORT');
 const slug = (s) => s.replace(/[^a-zA-Z0-9]+/g, '_').replace(/^_|_$/g, '');
 
+/**
+ * GET url once its answer has settled: the API sends no Last-Modified while the latest change of
+ * the page's tables is under 2 s old (src/cache/representation.ts LAST_MODIFIED_SETTLE_MS), and
+ * a dataset copy made just before the run is that recent. An answer saved then would be 46 bytes
+ * shorter than the answers under load, and the size check would fail on a correct server. So the
+ * URL is asked again until its 200 carries Last-Modified, for up to 5 s (a page whose body
+ * expires never carries one: its first answer is kept).
+ */
+async function settledGet(url) {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const answer = await get(url);
+    if (answer.status !== 200 || answer.headers['last-modified'] || Date.now() >= deadline) return answer;
+    await sleep(100);
+  }
+}
+
 async function sectionAB(ctx) {
   const { cfg, work, programs, labels, pool, R, notes, measureOn, placement } = ctx;
   const servers = {};
@@ -332,7 +349,7 @@ async function sectionAB(ctx) {
     const server = servers[program.label];
     const a = (answers[program.label] = {});
     for (const route of cfg.routes) {
-      const plain = await get(`${server.base}${route}`);
+      const plain = await settledGet(`${server.base}${route}`);
       if (plain.status !== 200) fail(`${program.label}: GET ${route} answered ${plain.status || 'nothing'} instead of 200`);
       if (plain.body[0] !== 0x7b) fail(`${program.label}: GET ${route} answered 200 but not with a JSON object`);
       if (plain.headers['content-encoding']) fail(`${program.label}: GET ${route} without Accept-Encoding came back with Content-Encoding ${plain.headers['content-encoding']}`);
