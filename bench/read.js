@@ -710,6 +710,7 @@ async function sectionD(ctx) {
   const { cfg, work, env, programs, pool, R, placement, dataset } = ctx;
   // Each program on a scratch copy of its own copy (its schema), with a door token of its own: the secret only in memory and mixed.js's environment.
   const mixedDbs = {};
+  const scratch = [];
   for (const program of programs) {
     const target = isPg(dataset.db) ? `${dataset.db}_mixed_${program.label}_${process.pid}` : path.join(work, `mixed-${program.label}.sqlite`);
     const copy = await scratchCopy(dataset.copies[program.label].db, target);
@@ -717,6 +718,7 @@ async function sectionD(ctx) {
       ? `\`${safeUrl(target)}\`, created from ${program.label}'s copy of the cached database as its template (in ${num(copy.seconds, 1)} s) and dropped afterwards`
       : `a copy of ${program.label}'s copy of the cached file (copied in ${num(copy.seconds, 1)} s, removed afterwards)`;
     log(`D: scratch database: ${what}`);
+    scratch.push(what);
     const token = await run(process.execPath, [program.cli, 'token', 'create', '--name', 'bench-mixed', '--scope', 'door'], { env: env({ DATABASE_URL: copy.dbUrl }) });
     const secret = token.stdout.trim();
     if (token.code !== 0 || !/^\S+$/.test(secret)) fail(`token create failed on the scratch database: ${token.stderr.trim()}`);
@@ -796,7 +798,7 @@ async function sectionD(ctx) {
     ms('D|post_p99', 'door post, p99'),
     { label: 'stale reads (must be 0)', figures: [figure('median (min–max) of the rounds', R.get('D|stale'), { better: 'lower' })] },
   ];
-  const description = `On ${what}, per round and program two fresh \`serve\` processes. Readers: \`wrk -t1 -c${cfg.connections} -d${cfg.mixedSeconds}s\` on \`${OPENINGS}\` of the first process. Writer (bench/mixed.js): a door report every ${MIXED_INTERVAL_MS} ms to the first process, and after each 201, at once, on both processes: the first page (must show the opening just posted) and the first page with \`If-None-Match:\` the ETag seen before the post (must be 200, not 304). Any stale read fails the run.`;
+  const description = `On ${scratch.join('; ')}; per round and program two fresh \`serve\` processes. Readers: \`wrk -t1 -c${cfg.connections} -d${cfg.mixedSeconds}s\` on \`${OPENINGS}\` of the first process. Writer (bench/mixed.js): a door report every ${MIXED_INTERVAL_MS} ms to the first process, and after each 201, at once, on both processes: the first page (must show the opening just posted) and the first page with \`If-None-Match:\` the ETag seen before the post (must be 200, not 304). Any stale read fails the run.`;
   return { rows, stale, failures, description };
 }
 
