@@ -23,6 +23,8 @@
 //   server answering the API's own status, headers and body as precomputed bytes) are measured
 //   in turn in every round, so a drift of the machine's speed shifts both alike; a ratio is
 //   computed per round; the report shows the median of the rounds with their min–max;
+// - in A and B, each round after the first runs on new server processes (same port, same
+//   database): a process's speed is partly luck that lasts its whole life (see sectionAB);
 // - with --compare <ref>, the bundle of that commit ("before") runs beside the working tree's
 //   ("after") on the same dataset, and each round measures both (before first in odd rounds,
 //   after first in even ones), then the ceiling.
@@ -225,7 +227,7 @@ async function main() {
   );
   p(`- CPU placement: ${placement.text}.`);
   p(
-    `- Programs: ${programs.map((x) => `**${x.label}** = ${x.description}`).join('; ')}.${programs.length > 1 ? ' In every round both are measured, before then after in odd rounds and after then before in even ones, then the ceiling; after ÷ before is computed per round.' : ''}`,
+    `- Programs: ${programs.map((x) => `**${x.label}** = ${x.description}`).join('; ')}.${programs.length > 1 ? ' In every round both are measured, before then after in odd rounds and after then before in even ones, then the ceiling; after ÷ before is computed per round.' : ''} In A (with gzip) and B, each round after the first runs on new processes of every program (same port, same database).`,
   );
   p(
     `- Dataset: ${dataset.counts} (\`demo ${demoArgs(sizes).join(' ')}\`); ${engine === 'sqlite' ? `SQLite file \`${path.relative(ROOT, dataset.db)}\` (${num(fs.statSync(dataset.db).size / 1048576, 1)} MB)` : `${await pgDescribe(dataset.db).catch(() => 'PostgreSQL')}, \`${safeUrl(dataset.db)}\`; PostgreSQL's processes share the machine's cores`}; ${dataset.note}.`,
@@ -414,10 +416,16 @@ async function sectionAB(ctx) {
   ctx.answers = answers;
   log(`ceiling: node:http on port ${port}, ${files.length} precomputed answers`);
 
-  // Each URL: per round, every program then the ceiling.
+  // Per round, a new process of each program (on the same port, so its answers are the same
+  // bytes), then each URL: every program, then the ceiling. A process keeps its speed for minutes
+  // but two processes of the same bundle on the same dataset can differ by 20 % (measured: the
+  // program served second after the other one's load, whichever it was, ran 20 % slower for the
+  // rest of its life); rounds on processes of their own make that a spread the median can see
+  // past, not a bias carried by every round.
   const pairs = async (section, routes, headersOf, status) => {
-    for (const route of routes) {
-      for (let r = 1; r <= cfg.rounds; r++) {
+    for (let r = 1; r <= cfg.rounds; r++) {
+      if (r > 1) for (const program of programs) servers[program.label] = await pool.restart(servers[program.label], `${section}-${program.label}-${r}`);
+      for (const route of routes) {
         for (const program of inTurn(programs, r)) {
           const answer = answers[program.label][`${section}|${route}`];
           const m = await measureOn(
@@ -438,6 +446,8 @@ async function sectionAB(ctx) {
         );
         R.add(`${section}|${route}|ceiling`, 'all', c.rps);
       }
+    }
+    for (const route of routes) {
       const ratio = R.ratio(`${section}|${route}`, `${section}|${route}|ceiling`, labels);
       log(`${section} ${route}: ${labels.map((l) => `${l} ${spread(R.get(`${section}|${route}`)[l], 0)} req/s, ratio ${spread(ratio[l], 3)}`).join('; ')}`);
     }

@@ -8,13 +8,14 @@ import { sleep } from './log.js';
 
 /**
  * Starts servers of a program. options: { work, env (a serverEnvFactory's function), pin (the
- * server prefix), workers }. Returns { start(name, role, dbUrl, extraEnv), stop(server), servers }.
+ * server prefix), workers }. Returns { start(program, name, role, dbUrl, extraEnv, port), stop(server),
+ * restart(server, name), servers }.
  */
 export function serverPool({ work, env, pin = [], workers = 0 }) {
   const servers = [];
 
-  async function startServer(program, name, role, dbUrl, extraEnv = {}) {
-    const port = await freePort();
+  async function startServer(program, name, role, dbUrl, extraEnv = {}, fixedPort = undefined) {
+    const port = fixedPort ?? (await freePort());
     const logFile = path.join(work, `${name}.log`);
     const args = [process.execPath, program.cli, 'serve', ...(workers ? ['--workers', String(workers)] : [])];
     const [command, ...rest] = [...pin, ...args];
@@ -23,7 +24,7 @@ export function serverPool({ work, env, pin = [], workers = 0 }) {
     const base = `http://127.0.0.1:${port}`;
     await waitFor200(`${base}/api/`, child, 30, logFile);
     const startupMs = performance.now() - t0;
-    const server = { name, role, program: program.label, child, port, base, startupMs, logFile, kids: [] };
+    const server = { name, role, program: program.label, child, port, base, startupMs, logFile, kids: [], restart: { program, dbUrl, extraEnv } };
     if (workers) server.kids = await waitForWorkers(child, workers);
     servers.push(server);
     return server;
@@ -42,7 +43,17 @@ export function serverPool({ work, env, pin = [], workers = 0 }) {
     await stop(server.child);
   }
 
-  return { start: startServer, stop: stopServer, servers };
+  /**
+   * Stops a server and starts a new process of the same program on the same port and database
+   * (so its answers, whose links name the port, are byte for byte the same). `name` names its log.
+   */
+  async function restartServer(server, name) {
+    await stopServer(server);
+    const { program, dbUrl, extraEnv } = server.restart;
+    return startServer(program, name, server.role, dbUrl, extraEnv, server.port);
+  }
+
+  return { start: startServer, stop: stopServer, restart: restartServer, servers };
 }
 
 /** Waits (30 s at most) until a node:cluster primary has n children; returns their pids. */
