@@ -8,8 +8,8 @@ import { usageError } from './log.js';
  */
 export function parseOptions(argv, spec, usage) {
   const options = { help: { type: 'boolean', short: 'h' } };
-  for (const [name, { type, short, default: fallback }] of Object.entries(spec)) {
-    options[name] = { type, ...(short ? { short } : {}), ...(fallback !== undefined ? { default: String(fallback) } : {}) };
+  for (const [name, { type, short, multiple, default: fallback }] of Object.entries(spec)) {
+    options[name] = { type, ...(short ? { short } : {}), ...(multiple ? { multiple } : {}), ...(fallback !== undefined ? { default: String(fallback) } : {}) };
     if (type === 'boolean' && fallback !== undefined) options[name].default = fallback;
   }
   let values;
