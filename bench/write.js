@@ -43,6 +43,7 @@ import {
   pgDescribe,
   pgServer,
   pgVacuum,
+  dbUrlOf,
   scratchCopy,
   scratchEmpty,
 } from './lib/dataset.js';
@@ -88,7 +89,6 @@ async function main() {
   const env = serverEnvFactory(ROOT);
   const programs = await programsOf(ROOT, work, o.compare);
   const labels = programs.map((p) => p.label);
-  const after = programs.at(-1);
   const idle = new IdleChecks();
   const R = new Rounds();
   const failures = [];
@@ -109,16 +109,27 @@ async function main() {
   await idle.check('before the first run');
   for (const engine of engines) {
     log(`=== ${engineName(engine)} ===`);
-    const { db, dbUrl, note } = await scratchDataset({ engine, sizes, work, env, program: after, keep: o['keep-db'] });
-    const history0 = await historyRepeats(db);
-    if (history0.repeats) fail(`${engine}: the demo history already has ${history0.repeats} consecutive openings in the same state`);
-    const minId = (await openingsStat(db)).maxId;
-    const token = await run(process.execPath, [after.cli, 'token', 'create', '--name', 'bench-door', '--scope', 'door'], { env: env({ DATABASE_URL: dbUrl }) });
-    const secret = token.stdout.trim();
-    if (token.code !== 0 || !/^\S+$/.test(secret)) fail(`token create failed on ${engine}: ${token.stderr.trim()}`);
+    // Built by the oldest program (an older bundle refuses a database migrated past it), then one
+    // copy per program, which it migrates to its own schema as it starts: they never share a file.
+    const { db: built, note } = await scratchDataset({ engine, sizes, work, env, program: programs[0], keep: o['keep-db'] });
+    const own = {};
+    for (const program of programs) {
+      const copy =
+        programs.length === 1
+          ? { db: built, dbUrl: dbUrlOf(built) }
+          : await scratchCopy(built, engine === 'sqlite' ? path.join(work, `door-${program.label}.sqlite`) : `${built}_${program.label}`, { keep: o['keep-db'] });
+      const history0 = await historyRepeats(copy.db);
+      if (history0.repeats) fail(`${engine}: the demo history already has ${history0.repeats} consecutive openings in the same state`);
+      const minId = (await openingsStat(copy.db)).maxId;
+      const token = await run(process.execPath, [program.cli, 'token', 'create', '--name', 'bench-door', '--scope', 'door'], { env: env({ DATABASE_URL: copy.dbUrl }) });
+      const secret = token.stdout.trim();
+      if (token.code !== 0 || !/^\S+$/.test(secret)) fail(`token create failed on ${engine} (${program.label}): ${token.stderr.trim()}`);
+      own[program.label] = { db: copy.db, dbUrl: copy.dbUrl, secret, minId };
+    }
     const pool = serverPool({ work, env });
     for (let r = 1; r <= o.rounds; r++) {
       for (const program of inTurn(programs, r)) {
+        const { db, dbUrl, secret } = own[program.label];
         const server = await pool.start(program, `${engine}-${program.label}-${r}`, 'door posts', dbUrl);
         const url = `${server.base}/api/space/openings/`;
         if (r === 1) {
@@ -174,10 +185,15 @@ async function main() {
         await pool.stop(server);
       }
     }
-    const history = await historyRepeats(db, minId);
-    check(history.repeats === 0, `${engineName(engine)}: the history has ${history.repeats} openings in the same state as the one before (first: ${history.examples.join(', ')})`);
-    engineNotes[engine] =
-      `${engineName(engine)}: ${isPg(db) ? `${await pgDescribe(db).catch(() => 'PostgreSQL')}, scratch database \`${safeUrl(db)}\`` : `scratch file \`${path.relative(ROOT, db)}\``}; dataset: ${note}; history after the runs: ${history.rows} openings, ${history.repeats} consecutive in the same state`;
+    const histories = [];
+    for (const program of programs) {
+      const { db, minId } = own[program.label];
+      const history = await historyRepeats(db, minId);
+      check(history.repeats === 0, `${engineName(engine)} (${program.label}): the history has ${history.repeats} openings in the same state as the one before (first: ${history.examples.join(', ')})`);
+      const where = isPg(db) ? `scratch database \`${safeUrl(db)}\`` : `scratch file \`${path.relative(ROOT, db)}\``;
+      histories.push(`${program.label}: ${where}, history after the runs ${history.rows} openings, ${history.repeats} consecutive in the same state`);
+    }
+    engineNotes[engine] = `${engineName(engine)}: ${isPg(built) ? await pgDescribe(built).catch(() => 'PostgreSQL') : 'SQLite'}; dataset: ${note}; ${histories.join('; ')}`;
   }
   await idle.check('after the last run');
 
@@ -205,7 +221,7 @@ async function main() {
     `- \`POST /api/space/openings/\` with \`Authorization: Token <door token>\` and a JSON body, on the demo dataset (${sizes.openings} openings), \`hackerspace-api serve\` (one process, default configuration, unpinned).`,
     `- Rounds: every figure is the median of **${o.rounds} rounds** with min–max; in each round, for each program, a fresh server runs the cases in this order, each 1 s of warm-up then **${o.seconds} s** of \`wrk -t1 -cN\` with bench/door.lua, on a settled database.`,
     '- `change`: bodies alternate `{"is_open": true}` / `{"is_open": false}` from the opposite of the latest state (each post from a single client records a change, 201; with several connections some repeat the state, 200). `same`: the latest state over and over (200, nothing recorded).',
-    `- Programs: ${programs.map((x) => `**${x.label}** = ${x.description}`).join('; ')}.${programs.length > 1 ? ' Both write to the same scratch database, in turn.' : ''}`,
+    `- Programs: ${programs.map((x) => `**${x.label}** = ${x.description}`).join('; ')}.${programs.length > 1 ? ' Each writes to a copy of its own of the scratch database (built by the older bundle), in turn.' : ''}`,
     '',
     render('engine, case, wrk', rows, labels),
     '',
