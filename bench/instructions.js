@@ -40,7 +40,8 @@ const SPEC = {
   requests: { type: 'string', default: 5000, integer: [1, 10_000_000], help: 'requests counted' },
   rounds: { type: 'string', default: 3, integer: [3, 50], help: 'rounds per program' },
 };
-const USAGE = 'Instructions per request: node bench/instructions.js [options]\nEvery figure is the median of --rounds rounds (at least 3) with min–max. Needs valgrind (callgrind).';
+const USAGE =
+  'Instructions per request: node bench/instructions.js [options]\nEvery figure is the median of --rounds rounds (at least 3) with min–max. Needs valgrind (callgrind).';
 
 async function main() {
   const cfg = parseOptions(process.argv.slice(2), SPEC, USAGE);
@@ -121,10 +122,12 @@ async function countRound(program, dbUrl, cfg, headers, env, work, name) {
   await waitForServer(url, child);
   await requests(url, headers, cfg.warmup, cfg.concurrency);
   const zeroed = await control('-z');
-  if (zeroed.code !== 0 || !/OK/.test(zeroed.stdout) || /failed|error/.test(zeroed.stderr + zeroed.stdout)) fail(`callgrind_control -z ${child.pid}: ${zeroed.stdout.trim()} ${zeroed.stderr.trim()}`);
+  if (zeroed.code !== 0 || !/OK/.test(zeroed.stdout) || /failed|error/.test(zeroed.stderr + zeroed.stdout))
+    fail(`callgrind_control -z ${child.pid}: ${zeroed.stdout.trim()} ${zeroed.stderr.trim()}`);
   await requests(url, headers, cfg.requests, cfg.concurrency);
   const dumped = await control('-d');
-  if (dumped.code !== 0 || !/OK/.test(dumped.stdout) || /failed|error/.test(dumped.stderr + dumped.stdout)) fail(`callgrind_control -d ${child.pid}: ${dumped.stdout.trim()} ${dumped.stderr.trim()}`);
+  if (dumped.code !== 0 || !/OK/.test(dumped.stdout) || /failed|error/.test(dumped.stderr + dumped.stdout))
+    fail(`callgrind_control -d ${child.pid}: ${dumped.stdout.trim()} ${dumped.stderr.trim()}`);
   const dump = `${out}.1`;
   await written(dump);
   await stop(child);
@@ -149,9 +152,7 @@ async function requests(url, headers, n, concurrency) {
   const loop = async () => {
     while (left > 0) {
       left--;
-      const status = await new Promise((resolve, reject) =>
-        http.get(url, { agent, headers }, (res) => res.resume().on('end', () => resolve(res.statusCode))).on('error', reject),
-      );
+      const status = await new Promise((resolve, reject) => http.get(url, { agent, headers }, (res) => res.resume().on('end', () => resolve(res.statusCode))).on('error', reject));
       if (status !== 200 && status !== 304) fail(`GET ${url} answered ${status}`);
     }
   };

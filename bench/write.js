@@ -189,7 +189,10 @@ async function main() {
     for (const program of programs) {
       const { db, minId } = own[program.label];
       const history = await historyRepeats(db, minId);
-      check(history.repeats === 0, `${engineName(engine)} (${program.label}): the history has ${history.repeats} openings in the same state as the one before (first: ${history.examples.join(', ')})`);
+      check(
+        history.repeats === 0,
+        `${engineName(engine)} (${program.label}): the history has ${history.repeats} openings in the same state as the one before (first: ${history.examples.join(', ')})`,
+      );
       const where = isPg(db) ? `scratch database \`${safeUrl(db)}\`` : `scratch file \`${path.relative(ROOT, db)}\``;
       histories.push(`${program.label}: ${where}, history after the runs ${history.rows} openings, ${history.repeats} consecutive in the same state`);
     }
