@@ -19,7 +19,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fail, log, sleep } from './lib/log.js';
+import { pgServer, scratchEmpty } from './lib/dataset.js';
+import { fail, log, safeUrl, sleep } from './lib/log.js';
 import { engineName, parseOptions } from './lib/options.js';
 import { run, runMain, start, stop, isAlive } from './lib/processes.js';
 import { inTurn, programs as programsOf, serverEnvFactory } from './lib/program.js';
@@ -27,7 +28,6 @@ import { freePort } from './lib/http.js';
 import { spread, summarize, num } from './lib/stats.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const PG_BASE = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/hackerspace_bench';
 
 const SPEC = {
   compare: { type: 'string', help: 'git ref: also count the bundle of that commit ("before")' },
@@ -85,24 +85,14 @@ function headerPair(text) {
   return [text.slice(0, colon).trim().toLowerCase(), text.slice(colon + 1).trim()];
 }
 
-/** A demo dataset built by the program's own CLI (so in its own schema); its DATABASE_URL. */
+/** A demo dataset built by the program's own CLI (so in its own schema), removed at exit; its DATABASE_URL. */
 async function dataset(program, db, env, work) {
-  let url;
-  if (db === 'sqlite') url = `sqlite:${path.join(work, `${program.label}.sqlite`)}`;
-  else {
-    url = `${PG_BASE}_instructions_${program.label}`;
-    const name = new URL(url).pathname.slice(1);
-    const admin = new URL(url);
-    admin.pathname = '/postgres';
-    for (const sql of [`drop database if exists ${name}`, `create database ${name}`]) {
-      const r = await run('psql', ['-q', '-d', admin.toString(), '-c', sql]);
-      if (r.code !== 0) fail(`psql: ${r.stderr.trim()}`);
-    }
-  }
-  const r = await run(process.execPath, [program.cli, 'demo', '--users', '200', '--openings', '10000', '--replace'], { env: env({ DATABASE_URL: url }) });
+  const target = db === 'sqlite' ? path.join(work, `${program.label}.sqlite`) : `${pgServer()}/hackerspace_bench_instructions_${program.label}_${process.pid}`;
+  const { dbUrl } = await scratchEmpty(target);
+  const r = await run(process.execPath, [program.cli, 'demo', '--users', '200', '--openings', '10000', '--replace'], { env: env({ DATABASE_URL: dbUrl }) });
   if (r.code !== 0) fail(`${program.label}: demo failed: ${r.stderr.trim()}`);
-  log(`${program.label}: demo dataset (200 users, 10,000 openings) in ${url}`);
-  return url;
+  log(`${program.label}: demo dataset (200 users, 10,000 openings) in ${safeUrl(dbUrl)}`);
+  return dbUrl;
 }
 
 /** One round: a server under callgrind, warm-up, zero, the counted requests, dump. */
