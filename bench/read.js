@@ -49,7 +49,7 @@ import { IdleChecks, cpuPlacement, dropPageCache, machineNote } from './lib/mach
 import { code } from './lib/markdown.js';
 import { engineName, engines, envInteger, parseOptions } from './lib/options.js';
 import { atExit, isAlive, run, runMain, start, stop } from './lib/processes.js';
-import { inTurn, programs as programsOf, serverEnvFactory, sourcesRead } from './lib/program.js';
+import { doorToken, inTurn, programs as programsOf, serverEnvFactory, sourcesRead } from './lib/program.js';
 import { assertAlive, serverPool, waitForWorkers } from './lib/servers.js';
 import { ceilingVerdict, num, spread, summarize } from './lib/stats.js';
 import { checkWrkFfi, ensureWrk, measure, resultLine, script, shuffled, walk } from './lib/wrk.js';
@@ -729,10 +729,7 @@ async function sectionD(ctx) {
       : `a copy of ${program.label}'s copy of the cached file (copied in ${num(copy.seconds, 1)} s, removed afterwards)`;
     log(`D: scratch database: ${what}`);
     scratch.push(what);
-    const token = await run(process.execPath, [program.cli, 'token', 'create', '--name', 'bench-mixed', '--scope', 'door'], { env: env({ DATABASE_URL: copy.dbUrl }) });
-    const secret = token.stdout.trim();
-    if (token.code !== 0 || !/^\S+$/.test(secret)) fail(`token create failed on the scratch database: ${token.stderr.trim()}`);
-    mixedDbs[program.label] = { copy, secret };
+    mixedDbs[program.label] = { copy, secret: await doorToken(program, copy.dbUrl, env, 'bench-mixed') };
   }
   let stale = 0;
   const failures = [];

@@ -53,7 +53,7 @@ import { IdleChecks, machineNote } from './lib/machine.js';
 import { code } from './lib/markdown.js';
 import { engineName, engines as enginesOf, parseOptions } from './lib/options.js';
 import { run, runMain } from './lib/processes.js';
-import { inTurn, programs as programsOf, serverEnvFactory } from './lib/program.js';
+import { doorToken, inTurn, programs as programsOf, serverEnvFactory } from './lib/program.js';
 import { assertAlive, serverPool } from './lib/servers.js';
 import { ensureWrk, door } from './lib/wrk.js';
 
@@ -121,10 +121,7 @@ async function main() {
       const history0 = await historyRepeats(copy.db);
       if (history0.repeats) fail(`${engine}: the demo history already has ${history0.repeats} consecutive openings in the same state`);
       const minId = (await openingsStat(copy.db)).maxId;
-      const token = await run(process.execPath, [program.cli, 'token', 'create', '--name', 'bench-door', '--scope', 'door'], { env: env({ DATABASE_URL: copy.dbUrl }) });
-      const secret = token.stdout.trim();
-      if (token.code !== 0 || !/^\S+$/.test(secret)) fail(`token create failed on ${engine} (${program.label}): ${token.stderr.trim()}`);
-      own[program.label] = { db: copy.db, dbUrl: copy.dbUrl, secret, minId };
+      own[program.label] = { db: copy.db, dbUrl: copy.dbUrl, secret: await doorToken(program, copy.dbUrl, env, 'bench-door'), minId };
     }
     const pool = serverPool({ work, env });
     for (let r = 1; r <= o.rounds; r++) {

@@ -187,3 +187,14 @@ export function serverEnvFactory(root) {
 
 /** Whether the sources read a variable (e.g. RESPONSE_CACHE_MB, which C2 needs). */
 export const sourcesRead = (root, name) => variablesReadBy(path.join(root, 'src')).has(name);
+
+/**
+ * A door token created by the program's own CLI on `dbUrl` (so the database is in its schema);
+ * its secret, kept only in memory and in the environment of the clients that post with it.
+ */
+export async function doorToken(program, dbUrl, env, name) {
+  const token = await run(process.execPath, [program.cli, 'token', 'create', '--name', name, '--scope', 'door'], { env: env({ DATABASE_URL: dbUrl }) });
+  const secret = token.stdout.trim();
+  if (token.code !== 0 || !/^\S+$/.test(secret)) fail(`${program.label}: token create failed: ${token.stderr.trim()}`);
+  return secret;
+}

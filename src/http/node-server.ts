@@ -16,9 +16,10 @@ export interface NodeServer {
 /**
  * The HTTP server under Fastify (its serverFactory): Node's server, with a handler in front of
  * the framework's that answers repeated reads without it (cache/fast-path.ts), and its
- * connections tracked for a graceful close (http/drain.ts). Slow clients: headers and whole requests must arrive within `timeouts`
- * (else 408, http/transport-errors.ts), checked often enough that a connection that never
- * finishes its headers closes within about 1.1 × HEADERS_TIMEOUT_MS.
+ * connections tracked for a graceful close (http/drain.ts). Slow clients: headers and whole
+ * requests must arrive within `timeouts` (else 408, http/transport-errors.ts), checked often
+ * enough that a connection that never finishes its headers closes within about 1.1 ×
+ * HEADERS_TIMEOUT_MS.
  */
 export function nodeServer(framework: http.RequestListener, timeouts: RequestTimeouts): NodeServer {
   let front: FrontHandler | undefined;
