@@ -465,8 +465,13 @@ describe(`the MQTT bridge on ${TEST_ENGINE}`, () => {
     const discoveryTopic = `homeassistant/binary_sensor/${nodeId}/config`;
     retainedUnder(prefix, discoveryTopic);
     const server = track(await startBridged({ MQTT_URL: SHARED_BROKER, MQTT_TOPIC_PREFIX: prefix, MQTT_HOMEASSISTANT: 'true', SPACE_NAME: 'UrLab' }));
+    // The bridge connects in the background: a subscriber that came before its publishes gets them
+    // live (not flagged retained). `online` follows the discovery config (the broker takes a
+    // client's packets in order); once a live subscriber has it, a later one sees what is retained.
+    const live = track(await Watcher.connect(SHARED_BROKER, prefix));
+    await live.waitFor((m) => m.topic === `${prefix}/status` && m.text === 'online', 'online');
+    await live.waitFor((m) => m.topic === `${prefix}/state/open`, 'the state published');
     const watcher = track(await Watcher.connect(SHARED_BROKER, prefix, [discoveryTopic]));
-    await watcher.waitFor((m) => m.topic === `${prefix}/status` && m.text === 'online', 'online');
     await watcher.sync();
     const [discovery] = watcher.on(discoveryTopic);
     assert.ok(discovery, 'a retained discovery config');
