@@ -177,7 +177,7 @@ export class FastReads {
   }
 
   private passOn(request: IncomingMessage, target: KeyedTarget, fallback: () => void, versions?: Promise<VersionSnapshot>, token?: PassedOn['token']): void {
-    this.passedOn.set(request, { target, versions, token });
+    this.passedOn.set(request, { target: passedOnCopy(target), versions, token });
     fallback();
   }
 
@@ -240,6 +240,21 @@ interface KeyedTarget extends Target {
   readonly key: string;
   /** The hash of the token the request presents, if any. */
   readonly tokenHash: string | null;
+}
+
+/**
+ * The target as the passedOn map keeps it: a copy made here, not the object (and query pairs)
+ * made where every request's target is parsed. A young-generation collection keeps a WeakMap's
+ * values even when their keys have died, so every target passed on outlives one; V8, which
+ * decides per allocation site whether new objects start in the old generation, then saw all of
+ * a site's targets survive during a walk of uncached pages and allocated the fast path's own
+ * targets there too. Each cached answer then left garbage in the old generation and its young
+ * strings were copied at every scavenge: after a walk of 10,000 pages, 193.6 KB survived each
+ * scavenge instead of 8.1 (`--trace-gc-nvp`), and hits ran at 0.91 of their earlier rate.
+ */
+function passedOnCopy(target: KeyedTarget): KeyedTarget {
+  const { key, rawPath, rawQuery, query, tokenHash } = target;
+  return { key, rawPath, rawQuery, query: query.map(([name, value]) => [name, value] as const), tokenHash };
 }
 
 function localVersions(database: DatabaseHandle): VersionSnapshot {

@@ -49,12 +49,12 @@ export class ResponseCache {
     }
   }
 
-  /** Whether a response is kept for a key, whatever versions it was built from. */
   /** False with RESPONSE_CACHE_MB=0: nothing is ever kept. */
   get enabled(): boolean {
     return this.maxBytes > 0;
   }
 
+  /** Whether a response is kept for a key, whatever versions it was built from. */
   has(key: string): boolean {
     return this.entries.has(key);
   }

@@ -32,9 +32,10 @@ export function nodeServer(framework: http.RequestListener, timeouts: RequestTim
   // One listener for 'request': a second one (the drain's own) would cost every request the
   // event emitter's many-listeners path.
   const server = http.createServer(options, (request, response) => {
-    connections.track(request, response);
+    connections.admit(response);
     if (front === undefined) framework(request, response);
     else front(request, response, () => framework(request, response));
+    connections.track(request, response);
   });
   const connections = new ConnectionDrain(server);
   // What Fastify sets on a server it creates itself.
