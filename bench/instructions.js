@@ -2,17 +2,26 @@
 // else the machine is doing (timed runs here swing by 20 % between two processes of one bundle).
 //
 //   node bench/instructions.js [--compare <git-ref>] [--db sqlite|postgres] [--path /api/users/]
-//                              [--header 'Name: value'] [--cache-off] [--concurrency N] …
+//                              [--header 'Name: value'] [--cache-off] [--concurrency N]
+//                              [--openings N] [--walk N] [--cache-sim] …
 //
 // Method (fixed before measuring; printed with the figures):
 // - each program (the working tree's bundle, and with --compare the bundle of that commit) gets a
-//   small demo dataset of its own (200 users, 10,000 openings), built by its own CLI;
+//   small demo dataset of its own (200 users, --openings openings: 10,000 unless set), built by
+//   its own CLI;
+// - with --walk N, pages 1 to N of --path (`?page=k`) are first asked once each in a random order
+//   (the same order for every program and round), over one connection and with callgrind's
+//   instrumentation off (valgrind still runs the server, several times slower): the state of
+//   read.js's "A after the C1 walk", whose response cache holds every page;
 // - per round and program, a new `serve` process under `valgrind --tool=callgrind`
 //   (LOG_LEVEL=warn); a client in this process sends --warmup requests, callgrind's counters are
 //   zeroed, it sends --requests more, and the counters are dumped; the client keeps
 //   --concurrency keep-alive connections busy, each sending its next request when its answer came;
 // - the figure is the main thread's instructions (node's event loop, where requests are handled)
-//   ÷ the requests; all threads' (V8's compiler and GC helpers too) is shown beside it;
+//   ÷ the requests; all threads' (V8's compiler and GC helpers too) is shown beside it; with
+//   --cache-sim, callgrind also simulates the CPU caches and the main thread's first-level data
+//   misses (D1mr + D1mw) and last-level misses (DLmr + DLmw + ILmr) per request are shown: the
+//   cost that instructions do not show, of a larger heap or a colder one;
 // - rounds alternate the programs' order; each figure is the median of the rounds (min–max).
 // Valgrind runs the server about 50 times slower: a round takes a minute or two.
 import fs from 'node:fs';
@@ -26,6 +35,7 @@ import { run, runMain, start, stop, isAlive } from './lib/processes.js';
 import { inTurn, programs as programsOf, serverEnvFactory } from './lib/program.js';
 import { freePort } from './lib/http.js';
 import { spread, summarize, num } from './lib/stats.js';
+import { shuffled } from './lib/wrk.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -39,6 +49,9 @@ const SPEC = {
   warmup: { type: 'string', default: 20000, integer: [1, 10_000_000], help: 'requests before counting' },
   requests: { type: 'string', default: 5000, integer: [1, 10_000_000], help: 'requests counted' },
   rounds: { type: 'string', default: 3, integer: [3, 50], help: 'rounds per program' },
+  openings: { type: 'string', default: 10000, integer: [1, 10_000_000], help: 'openings in the demo dataset' },
+  walk: { type: 'string', default: 0, integer: [0, 1_000_000], help: 'pages of --path asked once each before the warm-up' },
+  'cache-sim': { type: 'boolean', default: false, help: 'also count cache misses (callgrind --cache-sim=yes, about twice as slow)' },
 };
 const USAGE =
   'Instructions per request: node bench/instructions.js [options]\nEvery figure is the median of --rounds rounds (at least 3) with min–max. Needs valgrind (callgrind).';
@@ -54,22 +67,31 @@ async function main() {
   const env = serverEnvFactory(ROOT);
   const headers = Object.fromEntries((cfg.header ?? []).map(headerPair));
   const databases = {};
-  for (const program of programs) databases[program.label] = await dataset(program, cfg.db, env, work);
+  if (cfg.walk > 0 && cfg.path.includes('?')) fail('--walk appends ?page=k to --path: give a path without a query');
+  for (const program of programs) databases[program.label] = await dataset(program, cfg, env, work);
 
-  const counts = Object.fromEntries(programs.map((p) => [p.label, { main: [], all: [] }]));
+  const counts = Object.fromEntries(programs.map((p) => [p.label, { main: [], all: [], d1: [], ll: [] }]));
   for (let r = 1; r <= cfg.rounds; r++) {
     for (const program of inTurn(programs, r)) {
       const c = await countRound(program, databases[program.label], cfg, headers, env, work, `${program.label}-${r}`);
-      counts[program.label].main.push(c.main / cfg.requests);
-      counts[program.label].all.push(c.all / cfg.requests);
-      log(`round ${r} ${program.label}: ${num(c.main / cfg.requests)} main-thread instructions per request (${num(c.all / cfg.requests)} in all threads)`);
+      const per = (n) => n / cfg.requests;
+      counts[program.label].main.push(per(c.main));
+      counts[program.label].all.push(per(c.all));
+      if (cfg['cache-sim']) {
+        counts[program.label].d1.push(per(c.d1));
+        counts[program.label].ll.push(per(c.ll));
+      }
+      const misses = cfg['cache-sim'] ? `; main thread's misses per request: ${num(per(c.d1), 1)} D1, ${num(per(c.ll), 1)} LL` : '';
+      log(`round ${r} ${program.label}: ${num(per(c.main))} main-thread instructions per request (${num(per(c.all))} in all threads)${misses}`);
     }
   }
-  const what = `${cfg['cache-off'] ? 'RESPONSE_CACHE_MB=0, ' : ''}GET ${cfg.path}${cfg.header?.length ? ` with ${cfg.header.join(', ')}` : ''}, ${cfg.concurrency} connection(s), ${engineName(cfg.db)}`;
+  const walked = cfg.walk > 0 ? `, after pages 1–${cfg.walk} of it were each asked once` : '';
+  const what = `${cfg['cache-off'] ? 'RESPONSE_CACHE_MB=0, ' : ''}GET ${cfg.path}${cfg.header?.length ? ` with ${cfg.header.join(', ')}` : ''}, ${cfg.concurrency} connection(s), ${engineName(cfg.db)}, ${cfg.openings} openings${walked}`;
   const lines = [`Instructions per request (${what}; ${cfg.warmup} warm-up then ${cfg.requests} counted; median of ${cfg.rounds} rounds, min–max):`];
   for (const program of programs) {
     const c = counts[program.label];
-    lines.push(`- ${program.label} (${program.description}): main thread ${spread(c.main)}, all threads ${spread(c.all)}`);
+    const misses = cfg['cache-sim'] ? `; main thread's data misses: D1 ${spread(c.d1, 1)}, last level ${spread(c.ll, 1)}` : '';
+    lines.push(`- ${program.label} (${program.description}): main thread ${spread(c.main)}, all threads ${spread(c.all)}${misses}`);
   }
   if (programs.length === 2) {
     const [b, a] = programs.map((p) => summarize(counts[p.label].main).median);
@@ -86,12 +108,12 @@ function headerPair(text) {
 }
 
 /** A demo dataset built by the program's own CLI (so in its own schema), removed at exit; its DATABASE_URL. */
-async function dataset(program, db, env, work) {
-  const target = db === 'sqlite' ? path.join(work, `${program.label}.sqlite`) : `${pgServer()}/hackerspace_bench_instructions_${program.label}_${process.pid}`;
+async function dataset(program, cfg, env, work) {
+  const target = cfg.db === 'sqlite' ? path.join(work, `${program.label}.sqlite`) : `${pgServer()}/hackerspace_bench_instructions_${program.label}_${process.pid}`;
   const { dbUrl } = await scratchEmpty(target);
-  const r = await run(process.execPath, [program.cli, 'demo', '--users', '200', '--openings', '10000', '--replace'], { env: env({ DATABASE_URL: dbUrl }) });
+  const r = await run(process.execPath, [program.cli, 'demo', '--users', '200', '--openings', String(cfg.openings), '--replace'], { env: env({ DATABASE_URL: dbUrl }) });
   if (r.code !== 0) fail(`${program.label}: demo failed: ${r.stderr.trim()}`);
-  log(`${program.label}: demo dataset (200 users, 10,000 openings) in ${safeUrl(dbUrl)}`);
+  log(`${program.label}: demo dataset (200 users, ${num(cfg.openings)} openings) in ${safeUrl(dbUrl)}`);
   return dbUrl;
 }
 
@@ -103,26 +125,91 @@ async function countRound(program, dbUrl, cfg, headers, env, work, name) {
   // callgrind_control finds the server by a file name made of the PID, USER and HOST of the
   // environment: it must run in the server's (whose HOST is the address listened on).
   const serverEnv = env({ ...extra, DATABASE_URL: dbUrl, HOST: '127.0.0.1', PORT: String(port) });
-  const control = (flag) => run('callgrind_control', [flag, String(child.pid)], { env: serverEnv });
-  const child = start('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, '--smc-check=all-non-file', process.execPath, program.cli, 'serve'], {
+  const control = (...flags) => run('callgrind_control', [...flags, String(child.pid)], { env: serverEnv });
+  const walking = cfg.walk > 0;
+  const options = [
+    `--callgrind-out-file=${out}`,
+    '--smc-check=all-non-file',
+    ...(walking ? ['--instr-atstart=no', '--separate-threads=yes'] : []),
+    ...(cfg['cache-sim'] ? ['--cache-sim=yes'] : []),
+  ];
+  const child = start('valgrind', ['--tool=callgrind', ...options, process.execPath, program.cli, 'serve'], {
     env: serverEnv,
     logFile: path.join(work, `${name}.log`),
   });
   const url = `http://127.0.0.1:${port}${cfg.path}`;
   await waitForServer(url, child);
+  if (walking) {
+    await walk(url, headers, cfg.walk);
+    await controlled(control, '-i', 'on');
+  }
   await requests(url, headers, cfg.warmup, cfg.concurrency);
-  const zeroed = await control('-z');
-  if (zeroed.code !== 0 || !/OK/.test(zeroed.stdout) || /failed|error/.test(zeroed.stderr + zeroed.stdout))
-    fail(`callgrind_control -z ${child.pid}: ${zeroed.stdout.trim()} ${zeroed.stderr.trim()}`);
+  await controlled(control, '-z');
   await requests(url, headers, cfg.requests, cfg.concurrency);
-  const dumped = await control('-d');
-  if (dumped.code !== 0 || !/OK/.test(dumped.stdout) || /failed|error/.test(dumped.stderr + dumped.stdout))
-    fail(`callgrind_control -d ${child.pid}: ${dumped.stdout.trim()} ${dumped.stderr.trim()}`);
-  const dump = `${out}.1`;
-  await written(dump);
+  await controlled(control, '-d');
+  if (!walking) {
+    const dump = `${out}.1`;
+    await written(dump);
+    await stop(child);
+    return totals(dump);
+  }
+  // One dump per thread (`.1-01` is the main thread's); all written once the server has stopped.
+  await written(`${out}.1-01`);
   await stop(child);
-  return totals(dump);
+  const dumps = fs
+    .readdirSync(work)
+    .filter((f) => f.startsWith(`${path.basename(out)}.1-`))
+    .map((f) => path.join(work, f));
+  for (const dump of dumps) await written(dump);
+  return threadTotals(dumps);
 }
+
+/** Runs callgrind_control with `flags`; fails the run unless it says OK. */
+async function controlled(control, ...flags) {
+  const r = await control(...flags);
+  if (r.code !== 0 || !/OK/.test(r.stdout) || /failed|error/.test(r.stderr + r.stdout)) fail(`callgrind_control ${flags.join(' ')}: ${r.stdout.trim()} ${r.stderr.trim()}`);
+}
+
+/** Asks pages 1 to n of `url` (`?page=k`) once each, in a random order fixed by a seed, over one connection. */
+async function walk(url, headers, n) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const pages = shuffled(
+    Array.from({ length: n }, (_, i) => i + 1),
+    1,
+  );
+  log(`walking ${n} pages of ${url}`);
+  for (const page of pages) {
+    const status = await new Promise((resolve, reject) =>
+      http.get(`${url}?page=${page}`, { agent, headers }, (res) => res.resume().on('end', () => resolve(res.statusCode))).on('error', reject),
+    );
+    if (status !== 200) fail(`GET ${url}?page=${page} answered ${status}`);
+  }
+  agent.destroy();
+}
+
+/**
+ * The counts of one dump per thread (--separate-threads=yes, with the instrumentation turned on
+ * after the walk: the event loop was entered before and is no frame of its calls, so the main
+ * thread's figures are all of its thread's). Same shape as totals().
+ */
+function threadTotals(dumps) {
+  const summaries = dumps.map((file) => {
+    const text = fs.readFileSync(file, 'utf8');
+    const events = /^events:\s+(.*)$/m.exec(text)?.[1].trim().split(/\s+/) ?? [];
+    const figures = /^summary:\s+(.*)$/m.exec(text)?.[1].trim().split(/\s+/).map(Number) ?? [];
+    return { main: /-01$/.test(file), counts: Object.fromEntries(events.map((e, i) => [e, figures[i]])) };
+  });
+  const main = summaries.find((s) => s.main)?.counts ?? {};
+  const all = summaries.reduce((n, s) => n + s.counts.Ir, 0);
+  if (!Number.isFinite(all) || !Number.isFinite(main.Ir)) fail(`could not read the totals of ${dumps.join(', ')}`);
+  return { all, main: main.Ir, ...misses(main) };
+}
+
+/** First-level data misses and last-level misses, from callgrind's cache simulation (NaN without it). */
+const misses = (counts) => {
+  const sum = (names) => names.reduce((n, e) => n + (counts[e] ?? NaN), 0);
+  return { d1: sum(['D1mr', 'D1mw']), ll: sum(['DLmr', 'DLmw', 'ILmr']) };
+};
 
 async function waitForServer(url, child) {
   const deadline = Date.now() + 300_000;
@@ -159,14 +246,28 @@ async function written(file) {
   }
 }
 
-/** Instructions of the dump: { all: every thread, main: node's event loop (inclusive) }. */
+/**
+ * The counts of the dump: { all: every thread's instructions, main: node's event loop's
+ * (inclusive), and with --cache-sim d1 and ll: the event loop's first-level data misses and
+ * last-level misses }.
+ */
 async function totals(file) {
-  const all = Number(/^summary:\s+(\d+)/m.exec(fs.readFileSync(file, 'utf8'))?.[1]);
+  const text = fs.readFileSync(file, 'utf8');
+  const events = /^events:\s+(.*)$/m.exec(text)?.[1].trim().split(/\s+/) ?? [];
+  const summary = /^summary:\s+(.*)$/m.exec(text)?.[1].trim().split(/\s+/).map(Number) ?? [];
   const annotated = await run('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file]);
   const line = annotated.stdout.split('\n').find((l) => l.includes('node::SpinEventLoopInternal'));
-  const main = Number(line?.trim().split(/\s+/)[0].replaceAll(',', ''));
-  if (!Number.isFinite(all) || !Number.isFinite(main)) fail(`could not read the totals of ${file}`);
-  return { all, main };
+  // One figure per event, in the order of `events:`, each perhaps followed by its share "(12.3%)".
+  const figures = (line ?? '')
+    .trim()
+    .split(/\s+/)
+    .filter((t) => /^[\d,]+$/.test(t))
+    .slice(0, events.length)
+    .map((t) => Number(t.replaceAll(',', '')));
+  const main = Object.fromEntries(events.map((e, i) => [e, figures[i]]));
+  const all = summary[events.indexOf('Ir')];
+  if (!Number.isFinite(all) || !Number.isFinite(main.Ir)) fail(`could not read the totals of ${file}`);
+  return { all, main: main.Ir, ...misses(main) };
 }
 
 await runMain('instructions.js', main);
