@@ -193,16 +193,18 @@ async function walk(url, headers, n) {
  * thread's figures are all of its thread's). Same shape as totals().
  */
 function threadTotals(dumps) {
-  const summaries = dumps.map((file) => {
-    const text = fs.readFileSync(file, 'utf8');
-    const events = /^events:\s+(.*)$/m.exec(text)?.[1].trim().split(/\s+/) ?? [];
-    const figures = /^summary:\s+(.*)$/m.exec(text)?.[1].trim().split(/\s+/).map(Number) ?? [];
-    return { main: /-01$/.test(file), counts: Object.fromEntries(events.map((e, i) => [e, figures[i]])) };
-  });
+  const summaries = dumps.map((file) => ({ main: /-01$/.test(file), counts: summaryOf(fs.readFileSync(file, 'utf8')).counts }));
   const main = summaries.find((s) => s.main)?.counts ?? {};
   const all = summaries.reduce((n, s) => n + s.counts.Ir, 0);
   if (!Number.isFinite(all) || !Number.isFinite(main.Ir)) fail(`could not read the totals of ${dumps.join(', ')}`);
   return { all, main: main.Ir, ...misses(main) };
+}
+
+/** A dump's event names (its `events:` line) and its whole-run count of each (its `summary:` line). */
+function summaryOf(text) {
+  const events = /^events:\s+(.*)$/m.exec(text)?.[1].trim().split(/\s+/) ?? [];
+  const figures = /^summary:\s+(.*)$/m.exec(text)?.[1].trim().split(/\s+/).map(Number) ?? [];
+  return { events, counts: Object.fromEntries(events.map((e, i) => [e, figures[i]])) };
 }
 
 /** First-level data misses and last-level misses, from callgrind's cache simulation (NaN without it). */
@@ -252,9 +254,7 @@ async function written(file) {
  * last-level misses }.
  */
 async function totals(file) {
-  const text = fs.readFileSync(file, 'utf8');
-  const events = /^events:\s+(.*)$/m.exec(text)?.[1].trim().split(/\s+/) ?? [];
-  const summary = /^summary:\s+(.*)$/m.exec(text)?.[1].trim().split(/\s+/).map(Number) ?? [];
+  const { events, counts } = summaryOf(fs.readFileSync(file, 'utf8'));
   const annotated = await run('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file]);
   const line = annotated.stdout.split('\n').find((l) => l.includes('node::SpinEventLoopInternal'));
   // One figure per event, in the order of `events:`, each perhaps followed by its share "(12.3%)".
@@ -265,7 +265,7 @@ async function totals(file) {
     .slice(0, events.length)
     .map((t) => Number(t.replaceAll(',', '')));
   const main = Object.fromEntries(events.map((e, i) => [e, figures[i]]));
-  const all = summary[events.indexOf('Ir')];
+  const all = counts.Ir;
   if (!Number.isFinite(all) || !Number.isFinite(main.Ir)) fail(`could not read the totals of ${file}`);
   return { all, main: main.Ir, ...misses(main) };
 }

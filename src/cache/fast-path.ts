@@ -250,7 +250,7 @@ interface KeyedTarget extends Target {
  * a site's targets survive during a walk of uncached pages and allocated the fast path's own
  * targets there too. Each cached answer then left garbage in the old generation and its young
  * strings were copied at every scavenge: after a walk of 10,000 pages, 193.6 KB survived each
- * scavenge instead of 8.1 (`--trace-gc-nvp`), and hits ran at 0.91 of their earlier rate.
+ * scavenge instead of 8.0 (`--trace-gc-nvp`, one run each), and hits ran at 0.91 of their earlier rate.
  */
 function passedOnCopy(target: KeyedTarget): KeyedTarget {
   const { key, rawPath, rawQuery, query, tokenHash } = target;
