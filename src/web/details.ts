@@ -3,7 +3,6 @@ import { eventPage, meetingPage, memberPage, projectPage, type UserName } from '
 import type { PageTimes } from './format.js';
 import { html, type Html } from './html.js';
 import { layout, type Site } from './layout.js';
-import { renderMarkdown } from './markdown.js';
 import { EVENT_STATUS_NAMES, PROJECT_STATUS_NAMES, eventWhen } from './words.js';
 
 /** The detail pages' kinds, by the first segment of their path (`/projects/7/`). */
@@ -11,14 +10,18 @@ export const DETAIL_KINDS = ['projects', 'meetings', 'events', 'members'] as con
 export type DetailKind = (typeof DETAIL_KINDS)[number];
 
 /** A page for one record, or undefined when there is none (the caller answers 404). */
-export function detailPage(kind: DetailKind, db: Db, id: number, site: Site, times: PageTimes): Promise<Buffer | undefined> {
-  return BUILDERS[kind](db, id, site, times);
+export async function detailPage(kind: DetailKind, db: Db, id: number, site: Site, times: PageTimes): Promise<Buffer | undefined> {
+  // Loaded with the first detail page, not at start: markdown-it and its entity tables are 200 KB
+  // of the bundle, which every start would parse (about 8 ms of the 200 ms to the first answer).
+  const { renderMarkdown } = await import('./markdown.js');
+  return BUILDERS[kind](db, id, site, times, renderMarkdown);
 }
 
-type Builder = (db: Db, id: number, site: Site, times: PageTimes) => Promise<Buffer | undefined>;
+type Markdown = (typeof import('./markdown.js'))['renderMarkdown'];
+type Builder = (db: Db, id: number, site: Site, times: PageTimes, markdown: Markdown) => Promise<Buffer | undefined>;
 
 const BUILDERS: Record<DetailKind, Builder> = {
-  async projects(db, id, site) {
+  async projects(db, id, site, _times, markdown) {
     const project = await projectPage(db, id);
     if (project === undefined) return undefined;
     const main = html`<article class="detail">
@@ -30,13 +33,13 @@ const BUILDERS: Record<DetailKind, Builder> = {
 <dt>Maintainer</dt><dd>${memberLink(project.maintainer)}</dd>
 <dt>Participants</dt><dd>${people(project.participants)}</dd>
 </dl>
-${markdownBlock('About the project', project.content)}
+${markdownBlock(markdown, 'About the project', project.content)}
 <p class="raw"><a href="/api/projects/${project.id}/">This project in the API</a></p>
 </article>`;
     return layout(site, { title: project.title, main });
   },
 
-  async events(db, id, site, times) {
+  async events(db, id, site, times, markdown) {
     const event = await eventPage(db, id);
     if (event === undefined) return undefined;
     const main = html`<article class="detail">
@@ -48,13 +51,13 @@ ${markdownBlock('About the project', project.content)}
 <dt>Organizer</dt><dd>${event.organizer === null ? 'none' : memberLink(event.organizer)}</dd>
 ${event.meeting_id === null ? '' : html`<dt>Meeting</dt><dd><a href="/meetings/${event.meeting_id}/">Agenda and minutes</a></dd>`}
 </dl>
-${markdownBlock('Description', event.description)}
+${markdownBlock(markdown, 'Description', event.description)}
 <p class="raw"><a href="/api/events/${event.id}/">This event in the API</a> · <a href="/events.ics">Calendar feed</a></p>
 </article>`;
     return layout(site, { title: event.title, main });
   },
 
-  async meetings(db, id, site, times) {
+  async meetings(db, id, site, times, markdown) {
     const meeting = await meetingPage(db, id);
     if (meeting === undefined) return undefined;
     const main = html`<article class="detail">
@@ -65,8 +68,8 @@ ${markdownBlock('Description', event.description)}
 <dt>Present</dt><dd>${people(meeting.members)}</dd>
 ${meeting.ongoing ? html`<dt>Status</dt><dd>Ongoing</dd>` : ''}
 </dl>
-${markdownBlock('Agenda', meeting.agenda)}
-${markdownBlock('Minutes', meeting.minutes)}
+${markdownBlock(markdown, 'Agenda', meeting.agenda)}
+${markdownBlock(markdown, 'Minutes', meeting.minutes)}
 <p class="raw"><a href="/api/meetings/${meeting.id}/">This meeting in the API</a></p>
 </article>`;
     return layout(site, { title: `Meeting: ${meeting.title}`, main });
@@ -99,7 +102,7 @@ function people(users: UserName[]): Html {
   return html`${users.map((user, i) => html`${i > 0 ? ', ' : ''}${memberLink(user)}`)}`;
 }
 
-function markdownBlock(heading: string, source: string): Html {
+function markdownBlock(markdown: Markdown, heading: string, source: string): Html {
   if (source.trim() === '') return html``;
-  return html`<section aria-label="${heading}"><h2>${heading}</h2><div class="markdown">${renderMarkdown(source, 3)}</div></section>`;
+  return html`<section aria-label="${heading}"><h2>${heading}</h2><div class="markdown">${markdown(source, 3)}</div></section>`;
 }
