@@ -3,7 +3,7 @@
 //
 //   node bench/instructions.js [--compare <git-ref>] [--db sqlite|postgres] [--path /api/users/]
 //                              [--header 'Name: value'] [--cache-off] [--concurrency N]
-//                              [--openings N] [--walk N] [--cache-sim] …
+//                              [--openings N] [--walk N [--count-walk]] [--cache-sim] …
 //
 // Method (fixed before measuring; printed with the figures):
 // - each program (the working tree's bundle, and with --compare the bundle of that commit) gets a
@@ -12,7 +12,9 @@
 // - with --walk N, pages 1 to N of --path (`?page=k`) are first asked once each in a random order
 //   (the same order for every program and round), over one connection and with callgrind's
 //   instrumentation off (valgrind still runs the server, several times slower): the state of
-//   read.js's "A after the C1 walk", whose response cache holds every page;
+//   read.js's "A after the C1 walk", whose response cache holds every page; with --count-walk,
+//   the walk's last --requests pages are the ones counted instead (instrumentation on, counters
+//   zeroed before them, no warm-up): the cost of building a page, read.js's C1;
 // - per round and program, a new `serve` process under `valgrind --tool=callgrind`
 //   (LOG_LEVEL=warn); a client in this process sends --warmup requests, callgrind's counters are
 //   zeroed, it sends --requests more, and the counters are dumped; the client keeps
@@ -28,14 +30,13 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pgServer, scratchEmpty } from './lib/dataset.js';
-import { fail, log, safeUrl, sleep } from './lib/log.js';
+import { demoDataset, headerPair, sendRequests, walkOrder, walkPages } from './lib/client.js';
+import { fail, log, sleep } from './lib/log.js';
 import { engineName, parseOptions } from './lib/options.js';
 import { run, runMain, start, stop, isAlive } from './lib/processes.js';
 import { inTurn, programs as programsOf, serverEnvFactory } from './lib/program.js';
 import { freePort } from './lib/http.js';
 import { spread, summarize, num } from './lib/stats.js';
-import { shuffled } from './lib/wrk.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -51,6 +52,7 @@ const SPEC = {
   rounds: { type: 'string', default: 3, integer: [3, 50], help: 'rounds per program' },
   openings: { type: 'string', default: 10000, integer: [1, 10_000_000], help: 'openings in the demo dataset' },
   walk: { type: 'string', default: 0, integer: [0, 1_000_000], help: 'pages of --path asked once each before the warm-up' },
+  'count-walk': { type: 'boolean', default: false, help: "count the walk's last --requests pages (each built once: C1's cost) instead of hits after it" },
   'cache-sim': { type: 'boolean', default: false, help: 'also count cache misses (callgrind --cache-sim=yes, about twice as slow)' },
 };
 const USAGE =
@@ -68,7 +70,8 @@ async function main() {
   const headers = Object.fromEntries((cfg.header ?? []).map(headerPair));
   const databases = {};
   if (cfg.walk > 0 && cfg.path.includes('?')) fail('--walk appends ?page=k to --path: give a path without a query');
-  for (const program of programs) databases[program.label] = await dataset(program, cfg, env, work);
+  if (cfg['count-walk'] && !(cfg.requests < cfg.walk)) fail('--count-walk counts the last --requests pages of the walk: --requests must be below --walk');
+  for (const program of programs) databases[program.label] = await demoDataset(program, { ...cfg, name: 'instructions' }, env, work);
 
   const counts = Object.fromEntries(programs.map((p) => [p.label, { main: [], all: [], d1: [], ll: [] }]));
   for (let r = 1; r <= cfg.rounds; r++) {
@@ -85,9 +88,13 @@ async function main() {
       log(`round ${r} ${program.label}: ${num(per(c.main))} main-thread instructions per request (${num(per(c.all))} in all threads)${misses}`);
     }
   }
-  const walked = cfg.walk > 0 ? `, after pages 1–${cfg.walk} of it were each asked once` : '';
-  const what = `${cfg['cache-off'] ? 'RESPONSE_CACHE_MB=0, ' : ''}GET ${cfg.path}${cfg.header?.length ? ` with ${cfg.header.join(', ')}` : ''}, ${cfg.concurrency} connection(s), ${engineName(cfg.db)}, ${cfg.openings} openings${walked}`;
-  const lines = [`Instructions per request (${what}; ${cfg.warmup} warm-up then ${cfg.requests} counted; median of ${cfg.rounds} rounds, min–max):`];
+  const walked = cfg.walk > 0 && !cfg['count-walk'] ? `, after pages 1–${cfg.walk} of it were each asked once` : '';
+  const asked = cfg['count-walk']
+    ? `GET ${cfg.path}?page=k for pages 1–${cfg.walk} once each, the last ${cfg.requests} counted, 1 connection`
+    : `GET ${cfg.path}${cfg.header?.length ? ` with ${cfg.header.join(', ')}` : ''}, ${cfg.concurrency} connection(s)`;
+  const what = `${cfg['cache-off'] ? 'RESPONSE_CACHE_MB=0, ' : ''}${asked}, ${engineName(cfg.db)}, ${cfg.openings} openings${walked}`;
+  const counted = cfg['count-walk'] ? '' : `; ${cfg.warmup} warm-up then ${cfg.requests} counted`;
+  const lines = [`Instructions per request (${what}${counted}; median of ${cfg.rounds} rounds, min–max):`];
   for (const program of programs) {
     const c = counts[program.label];
     const misses = cfg['cache-sim'] ? `; main thread's data misses: D1 ${spread(c.d1, 1)}, last level ${spread(c.ll, 1)}` : '';
@@ -99,22 +106,6 @@ async function main() {
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   fs.rmSync(work, { recursive: true, force: true });
-}
-
-function headerPair(text) {
-  const colon = text.indexOf(':');
-  if (colon <= 0) fail(`--header expects 'Name: value', got '${text}'`);
-  return [text.slice(0, colon).trim().toLowerCase(), text.slice(colon + 1).trim()];
-}
-
-/** A demo dataset built by the program's own CLI (so in its own schema), removed at exit; its DATABASE_URL. */
-async function dataset(program, cfg, env, work) {
-  const target = cfg.db === 'sqlite' ? path.join(work, `${program.label}.sqlite`) : `${pgServer()}/hackerspace_bench_instructions_${program.label}_${process.pid}`;
-  const { dbUrl } = await scratchEmpty(target);
-  const r = await run(process.execPath, [program.cli, 'demo', '--users', '200', '--openings', String(cfg.openings), '--replace'], { env: env({ DATABASE_URL: dbUrl }) });
-  if (r.code !== 0) fail(`${program.label}: demo failed: ${r.stderr.trim()}`);
-  log(`${program.label}: demo dataset (200 users, ${num(cfg.openings)} openings) in ${safeUrl(dbUrl)}`);
-  return dbUrl;
 }
 
 /** One round: a server under callgrind, warm-up, zero, the counted requests, dump. */
@@ -139,13 +130,20 @@ async function countRound(program, dbUrl, cfg, headers, env, work, name) {
   });
   const url = `http://127.0.0.1:${port}${cfg.path}`;
   await waitForServer(url, child);
+  const order = walking ? walkOrder(cfg.walk) : [];
+  const walkCounted = cfg['count-walk'] ? cfg.requests : 0;
   if (walking) {
-    await walk(url, headers, cfg.walk);
+    await walkPages(url, headers, order.slice(0, order.length - walkCounted));
     await controlled(control, '-i', 'on');
   }
-  await requests(url, headers, cfg.warmup, cfg.concurrency);
-  await controlled(control, '-z');
-  await requests(url, headers, cfg.requests, cfg.concurrency);
+  if (walkCounted > 0) {
+    await controlled(control, '-z');
+    await walkPages(url, headers, order.slice(order.length - walkCounted));
+  } else {
+    await sendRequests(url, headers, cfg.warmup, cfg.concurrency);
+    await controlled(control, '-z');
+    await sendRequests(url, headers, cfg.requests, cfg.concurrency);
+  }
   await controlled(control, '-d');
   if (!walking) {
     const dump = `${out}.1`;
@@ -168,23 +166,6 @@ async function countRound(program, dbUrl, cfg, headers, env, work, name) {
 async function controlled(control, ...flags) {
   const r = await control(...flags);
   if (r.code !== 0 || !/OK/.test(r.stdout) || /failed|error/.test(r.stderr + r.stdout)) fail(`callgrind_control ${flags.join(' ')}: ${r.stdout.trim()} ${r.stderr.trim()}`);
-}
-
-/** Asks pages 1 to n of `url` (`?page=k`) once each, in a random order fixed by a seed, over one connection. */
-async function walk(url, headers, n) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const pages = shuffled(
-    Array.from({ length: n }, (_, i) => i + 1),
-    1,
-  );
-  log(`walking ${n} pages of ${url}`);
-  for (const page of pages) {
-    const status = await new Promise((resolve, reject) =>
-      http.get(`${url}?page=${page}`, { agent, headers }, (res) => res.resume().on('end', () => resolve(res.statusCode))).on('error', reject),
-    );
-    if (status !== 200) fail(`GET ${url}?page=${page} answered ${status}`);
-  }
-  agent.destroy();
 }
 
 /**
@@ -222,21 +203,6 @@ async function waitForServer(url, child) {
     await sleep(500);
   }
   fail('the server under valgrind did not answer within 300 s');
-}
-
-/** Sends n GETs over `concurrency` keep-alive connections; any answer but 200 or 304 fails the run. */
-async function requests(url, headers, n, concurrency) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-  let left = n;
-  const loop = async () => {
-    while (left > 0) {
-      left--;
-      const status = await new Promise((resolve, reject) => http.get(url, { agent, headers }, (res) => res.resume().on('end', () => resolve(res.statusCode))).on('error', reject));
-      if (status !== 200 && status !== 304) fail(`GET ${url} answered ${status}`);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, loop));
-  agent.destroy();
 }
 
 /** Waits until callgrind has written a dump to its end (its `totals:` line), 60 s at most. */

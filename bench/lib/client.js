@@ -1,0 +1,68 @@
+// The client of the per-request counts (instructions.js, gc.js): a small demo dataset per
+// program, and plain node:http requests sent in a fixed way. Not a load generator (that is wrk's
+// job in the timed benchmarks): what these scripts measure is the server's work per request,
+// which does not depend on how fast the client asks.
+import http from 'node:http';
+import path from 'node:path';
+import { pgServer, scratchEmpty } from './dataset.js';
+import { fail, log, safeUrl } from './log.js';
+import { run } from './processes.js';
+import { num } from './stats.js';
+import { shuffled } from './wrk.js';
+
+/** 'Name: value' → [name in lower case, value]; fails on anything else. */
+export function headerPair(text) {
+  const colon = text.indexOf(':');
+  if (colon <= 0) fail(`--header expects 'Name: value', got '${text}'`);
+  return [text.slice(0, colon).trim().toLowerCase(), text.slice(colon + 1).trim()];
+}
+
+/**
+ * A demo dataset (200 users, `openings` openings) built by the program's own CLI, so in its own
+ * schema, in `work` (SQLite) or a scratch PostgreSQL database removed at exit; its DATABASE_URL.
+ */
+export async function demoDataset(program, { db, openings, name }, env, work) {
+  const target = db === 'sqlite' ? path.join(work, `${program.label}.sqlite`) : `${pgServer()}/hackerspace_bench_${name}_${program.label}_${process.pid}`;
+  const { dbUrl } = await scratchEmpty(target);
+  const r = await run(process.execPath, [program.cli, 'demo', '--users', '200', '--openings', String(openings), '--replace'], { env: env({ DATABASE_URL: dbUrl }) });
+  if (r.code !== 0) fail(`${program.label}: demo failed: ${r.stderr.trim()}`);
+  log(`${program.label}: demo dataset (200 users, ${num(openings)} openings) in ${safeUrl(dbUrl)}`);
+  return dbUrl;
+}
+
+/** GET url; resolves its status once the body has been read. */
+const status = (url, agent, headers) =>
+  new Promise((resolve, reject) => http.get(url, { agent, headers }, (res) => res.resume().on('end', () => resolve(res.statusCode))).on('error', reject));
+
+/** Pages 1 to n in a random order fixed by a seed: the same order for every program and round. */
+export const walkOrder = (n) =>
+  shuffled(
+    Array.from({ length: n }, (_, i) => i + 1),
+    1,
+  );
+
+/** Asks each page of `pages` of `url` (`?page=k`) once, in that order, over one connection. */
+export async function walkPages(url, headers, pages) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  log(`walking ${pages.length} pages of ${url}`);
+  for (const page of pages) {
+    const code = await status(`${url}?page=${page}`, agent, headers);
+    if (code !== 200) fail(`GET ${url}?page=${page} answered ${code}`);
+  }
+  agent.destroy();
+}
+
+/** Sends n GETs over `concurrency` keep-alive connections, each sending its next request when its answer came; any answer but 200 or 304 fails the run. */
+export async function sendRequests(url, headers, n, concurrency) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  let left = n;
+  const loop = async () => {
+    while (left > 0) {
+      left--;
+      const code = await status(url, agent, headers);
+      if (code !== 200 && code !== 304) fail(`GET ${url} answered ${code}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, loop));
+  agent.destroy();
+}
