@@ -484,12 +484,19 @@ class InCodeProvider implements MigrationProvider {
   }
 }
 
+/**
+ * Kysely orders migrations of the same timestamp by name, with localeCompare unless told: the first
+ * call builds ICU's collator, about 10 ms of every start once several migrations were applied in
+ * one run (cpu profile, one start on the 1M-row bench dataset). Our names are ASCII, `0001_…`.
+ */
+const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /** Brings the schema up to date; returns the names of the migrations it applied. */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   // Kysely looks for its bookkeeping tables in any schema; on PostgreSQL, name ours (the
   // search_path's first) so that a database with several schemas migrates each one correctly.
   const migrationTableSchema = engineOf(db) === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-  const migrator = new Migrator({ db, provider: new InCodeProvider(), migrationTableSchema });
+  const migrator = new Migrator({ db, provider: new InCodeProvider(), migrationTableSchema, nameComparator: byCodePoint });
   const { error, results } = await migrator.migrateToLatest();
   // What a migration threw, as Kysely hands it over (unknown): rethrown as it is, for its message.
   // eslint-disable-next-line @typescript-eslint/only-throw-error

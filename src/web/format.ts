@@ -12,14 +12,29 @@ export const STALE_DAYS = 7;
 
 /** Times as people read them, in the space's time zone. */
 export class PageTimes {
-  private readonly absolute: Intl.DateTimeFormat;
-  private readonly relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+  // Made with the first page that shows a time, not at start: each loads ICU data of its own.
+  #absolute: Intl.DateTimeFormat | undefined;
+  #relative: Intl.RelativeTimeFormat | undefined;
 
   constructor(
     readonly timeZone: string,
     private readonly iso: TimeFormatter,
-  ) {
-    this.absolute = new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' });
+  ) {}
+
+  private get absolute(): Intl.DateTimeFormat {
+    return (this.#absolute ??= new Intl.DateTimeFormat('en-GB', {
+      timeZone: this.timeZone,
+      weekday: 'short',
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+    }));
+  }
+
+  private get relative(): Intl.RelativeTimeFormat {
+    return (this.#relative ??= new Intl.RelativeTimeFormat('en', { numeric: 'auto' }));
   }
 
   /** `Tue 25 Nov 2026, 14:00`, local to the space. */
