@@ -29,7 +29,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { demoDataset, headerPair, sendRequests, walkOrder, walkPages } from './lib/client.js';
+import { clientOptions, demoDataset, headerPair, sendRequests, walkOrder, walkPages } from './lib/client.js';
 import { fail, log } from './lib/log.js';
 import { engineName, parseOptions } from './lib/options.js';
 import { runMain, start, stop } from './lib/processes.js';
@@ -39,19 +39,7 @@ import { num, spread, summarize } from './lib/stats.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const SPEC = {
-  compare: { type: 'string', help: 'git ref: also measure the bundle of that commit ("before")' },
-  db: { type: 'string', default: 'sqlite', choices: ['sqlite', 'postgres'], help: 'sqlite or postgres' },
-  path: { type: 'string', default: '/api/users/', help: 'the URL path (and query) asked' },
-  header: { type: 'string', multiple: true, help: "a request header, 'Name: value' (repeatable)" },
-  'cache-off': { type: 'boolean', default: false, help: 'serve with RESPONSE_CACHE_MB=0 (every request builds its page)' },
-  concurrency: { type: 'string', default: 32, integer: [1, 256], help: 'keep-alive connections kept busy' },
-  warmup: { type: 'string', default: 20000, integer: [1, 10_000_000], help: 'requests before counting' },
-  requests: { type: 'string', default: 50000, integer: [1, 10_000_000], help: 'requests counted' },
-  rounds: { type: 'string', default: 3, integer: [3, 50], help: 'rounds per program' },
-  openings: { type: 'string', default: 10000, integer: [1, 10_000_000], help: 'openings in the demo dataset' },
-  walk: { type: 'string', default: 0, integer: [0, 1_000_000], help: 'pages of --path asked once each before the warm-up' },
-};
+const SPEC = clientOptions({ concurrency: 32, requests: 50000 });
 const USAGE = 'Young-generation survivors per request: node bench/gc.js [options]\nEvery figure is the median of --rounds rounds (at least 3) with min–max.';
 
 /** The figures of one round, and how each is shown. */

@@ -10,6 +10,24 @@ import { run } from './processes.js';
 import { num } from './stats.js';
 import { shuffled } from './wrk.js';
 
+/**
+ * The options of a per-request count (parseOptions' spec), the same in every script that uses this
+ * client; `concurrency` and `requests` are the script's own defaults.
+ */
+export const clientOptions = ({ concurrency, requests }) => ({
+  compare: { type: 'string', help: 'git ref: also measure the bundle of that commit ("before")' },
+  db: { type: 'string', default: 'sqlite', choices: ['sqlite', 'postgres'], help: 'sqlite or postgres' },
+  path: { type: 'string', default: '/api/users/', help: 'the URL path (and query) asked' },
+  header: { type: 'string', multiple: true, help: "a request header, 'Name: value' (repeatable)" },
+  'cache-off': { type: 'boolean', default: false, help: 'serve with RESPONSE_CACHE_MB=0 (every request builds its page)' },
+  concurrency: { type: 'string', default: concurrency, integer: [1, 256], help: 'keep-alive connections kept busy' },
+  warmup: { type: 'string', default: 20000, integer: [1, 10_000_000], help: 'requests before counting' },
+  requests: { type: 'string', default: requests, integer: [1, 10_000_000], help: 'requests counted' },
+  rounds: { type: 'string', default: 3, integer: [3, 50], help: 'rounds per program' },
+  openings: { type: 'string', default: 10000, integer: [1, 10_000_000], help: 'openings in the demo dataset' },
+  walk: { type: 'string', default: 0, integer: [0, 1_000_000], help: 'pages of --path asked once each before the warm-up' },
+});
+
 /** 'Name: value' → [name in lower case, value]; fails on anything else. */
 export function headerPair(text) {
   const colon = text.indexOf(':');
