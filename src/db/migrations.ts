@@ -486,17 +486,18 @@ class InCodeProvider implements MigrationProvider {
 
 /**
  * Kysely orders migrations of the same timestamp by name, with localeCompare unless told: the first
- * call builds ICU's collator, about 10 ms of every start once several migrations were applied in
- * one run (cpu profile, one start on the 1M-row bench dataset). Our names are ASCII, `0001_…`.
+ * call builds ICU's collator, 11.8 ms of samples in a CPU profile of one start on the 1M-row bench
+ * dataset, whose migrations were applied in one run. `<` compares UTF-16 code units, which for our
+ * ASCII names (`0001_…`) is the order localeCompare gave.
  */
-const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Brings the schema up to date; returns the names of the migrations it applied. */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   // Kysely looks for its bookkeeping tables in any schema; on PostgreSQL, name ours (the
   // search_path's first) so that a database with several schemas migrates each one correctly.
   const migrationTableSchema = engineOf(db) === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-  const migrator = new Migrator({ db, provider: new InCodeProvider(), migrationTableSchema, nameComparator: byCodePoint });
+  const migrator = new Migrator({ db, provider: new InCodeProvider(), migrationTableSchema, nameComparator: byCodeUnit });
   const { error, results } = await migrator.migrateToLatest();
   // What a migration threw, as Kysely hands it over (unknown): rethrown as it is, for its message.
   // eslint-disable-next-line @typescript-eslint/only-throw-error
