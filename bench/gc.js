@@ -29,11 +29,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { clientOptions, demoDataset, headerPair, sendRequests, walkOrder, walkPages } from './lib/client.js';
+import { clientOptions, describeRequests, sendRequests, setUp, walkOrder, walkPages } from './lib/client.js';
 import { fail, log } from './lib/log.js';
-import { engineName, parseOptions } from './lib/options.js';
+import { parseOptions } from './lib/options.js';
 import { runMain, start, stop } from './lib/processes.js';
-import { inTurn, programs as programsOf, serverEnvFactory } from './lib/program.js';
+import { inTurn } from './lib/program.js';
 import { freePort, waitFor200 } from './lib/http.js';
 import { num, spread, summarize } from './lib/stats.js';
 
@@ -53,14 +53,7 @@ const FIGURES = [
 
 async function main() {
   const cfg = parseOptions(process.argv.slice(2), SPEC, USAGE);
-  if (cfg.walk > 0 && cfg.path.includes('?')) fail('--walk appends ?page=k to --path: give a path without a query');
-  fs.mkdirSync(path.join(ROOT, 'bench', 'out'), { recursive: true });
-  const work = fs.mkdtempSync(path.join(ROOT, 'bench', 'out', 'gc-'));
-  const programs = await programsOf(ROOT, work, cfg.compare);
-  const env = serverEnvFactory(ROOT);
-  const headers = Object.fromEntries((cfg.header ?? []).map(headerPair));
-  const databases = {};
-  for (const program of programs) databases[program.label] = await demoDataset(program, { ...cfg, name: 'gc' }, env, work);
+  const { work, programs, env, headers, databases } = await setUp(ROOT, cfg, 'gc');
 
   const rounds = Object.fromEntries(programs.map((p) => [p.label, []]));
   for (let r = 1; r <= cfg.rounds; r++) {
@@ -70,8 +63,7 @@ async function main() {
       log(`round ${r} ${program.label}: ${FIGURES.map(([key, label, digits]) => `${num(f[key], digits)} ${label}`).join(', ')}`);
     }
   }
-  const walked = cfg.walk > 0 ? `, after pages 1–${cfg.walk} of it were each asked once` : '';
-  const what = `${cfg['cache-off'] ? 'RESPONSE_CACHE_MB=0, ' : ''}GET ${cfg.path}${cfg.header?.length ? ` with ${cfg.header.join(', ')}` : ''}, ${cfg.concurrency} connection(s), ${engineName(cfg.db)}, ${cfg.openings} openings${walked}`;
+  const what = describeRequests(cfg);
   const lines = [`Young-generation collections (${what}; ${cfg.warmup} warm-up then ${cfg.requests} counted; median of ${cfg.rounds} rounds, min–max):`];
   for (const program of programs) {
     const of = (key) => rounds[program.label].map((f) => f[key]);

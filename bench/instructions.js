@@ -30,11 +30,11 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { clientOptions, demoDataset, headerPair, sendRequests, walkOrder, walkPages } from './lib/client.js';
+import { clientOptions, describeRequests, sendRequests, setUp, walkOrder, walkPages } from './lib/client.js';
 import { fail, log, sleep } from './lib/log.js';
 import { engineName, parseOptions } from './lib/options.js';
 import { run, runMain, start, stop, isAlive } from './lib/processes.js';
-import { inTurn, programs as programsOf, serverEnvFactory } from './lib/program.js';
+import { inTurn } from './lib/program.js';
 import { freePort } from './lib/http.js';
 import { spread, summarize, num } from './lib/stats.js';
 
@@ -52,16 +52,8 @@ async function main() {
   const cfg = parseOptions(process.argv.slice(2), SPEC, USAGE);
   for (const tool of ['valgrind', 'callgrind_control', 'callgrind_annotate'])
     if ((await run('sh', ['-c', `command -v ${tool}`])).code !== 0) fail(`${tool} is missing: apt-get install valgrind`);
-  // Under bench/out/, like the other benchmarks' runs: the bundles copied there find node_modules.
-  fs.mkdirSync(path.join(ROOT, 'bench', 'out'), { recursive: true });
-  const work = fs.mkdtempSync(path.join(ROOT, 'bench', 'out', 'instructions-'));
-  const programs = await programsOf(ROOT, work, cfg.compare);
-  const env = serverEnvFactory(ROOT);
-  const headers = Object.fromEntries((cfg.header ?? []).map(headerPair));
-  const databases = {};
-  if (cfg.walk > 0 && cfg.path.includes('?')) fail('--walk appends ?page=k to --path: give a path without a query');
   if (cfg['count-walk'] && !(cfg.requests < cfg.walk)) fail('--count-walk counts the last --requests pages of the walk: --requests must be below --walk');
-  for (const program of programs) databases[program.label] = await demoDataset(program, { ...cfg, name: 'instructions' }, env, work);
+  const { work, programs, env, headers, databases } = await setUp(ROOT, cfg, 'instructions');
 
   const counts = Object.fromEntries(programs.map((p) => [p.label, { main: [], all: [], d1: [], ll: [] }]));
   for (let r = 1; r <= cfg.rounds; r++) {
@@ -78,11 +70,9 @@ async function main() {
       log(`round ${r} ${program.label}: ${num(per(c.main))} main-thread instructions per request (${num(per(c.all))} in all threads)${misses}`);
     }
   }
-  const walked = cfg.walk > 0 && !cfg['count-walk'] ? `, after pages 1–${cfg.walk} of it were each asked once` : '';
-  const asked = cfg['count-walk']
-    ? `GET ${cfg.path}?page=k for pages 1–${cfg.walk} once each, the last ${cfg.requests} counted, 1 connection`
-    : `GET ${cfg.path}${cfg.header?.length ? ` with ${cfg.header.join(', ')}` : ''}, ${cfg.concurrency} connection(s)`;
-  const what = `${cfg['cache-off'] ? 'RESPONSE_CACHE_MB=0, ' : ''}${asked}, ${engineName(cfg.db)}, ${cfg.openings} openings${walked}`;
+  const what = cfg['count-walk']
+    ? `${cfg['cache-off'] ? 'RESPONSE_CACHE_MB=0, ' : ''}GET ${cfg.path}?page=k for pages 1–${cfg.walk} once each, the last ${cfg.requests} counted, 1 connection, ${engineName(cfg.db)}, ${cfg.openings} openings`
+    : describeRequests(cfg);
   const counted = cfg['count-walk'] ? '' : `; ${cfg.warmup} warm-up then ${cfg.requests} counted`;
   const lines = [`Instructions per request (${what}${counted}; median of ${cfg.rounds} rounds, min–max):`];
   for (const program of programs) {

@@ -2,11 +2,14 @@
 // program, and plain node:http requests sent in a fixed way. Not a load generator (that is wrk's
 // job in the timed benchmarks): what these scripts measure is the server's work per request,
 // which does not depend on how fast the client asks.
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { pgServer, scratchEmpty } from './dataset.js';
 import { fail, log, safeUrl } from './log.js';
+import { engineName } from './options.js';
 import { run } from './processes.js';
+import { programs as programsOf, serverEnvFactory } from './program.js';
 import { num } from './stats.js';
 import { shuffled } from './wrk.js';
 
@@ -28,8 +31,32 @@ export const clientOptions = ({ concurrency, requests }) => ({
   walk: { type: 'string', default: 0, integer: [0, 1_000_000], help: 'pages of --path asked once each before the warm-up' },
 });
 
+/**
+ * What a count needs before its rounds: a work folder under bench/out/ (where the bundles copied
+ * there find node_modules), the programs (with --compare, that commit's bundle too), the servers'
+ * environment, the request headers, and each program's demo dataset (its DATABASE_URL by label).
+ */
+export async function setUp(root, cfg, name) {
+  if (cfg.walk > 0 && cfg.path.includes('?')) fail('--walk appends ?page=k to --path: give a path without a query');
+  fs.mkdirSync(path.join(root, 'bench', 'out'), { recursive: true });
+  const work = fs.mkdtempSync(path.join(root, 'bench', 'out', `${name}-`));
+  const programs = await programsOf(root, work, cfg.compare);
+  const env = serverEnvFactory(root);
+  const headers = Object.fromEntries((cfg.header ?? []).map(headerPair));
+  const databases = {};
+  for (const program of programs) databases[program.label] = await demoDataset(program, { ...cfg, name }, env, work);
+  return { work, programs, env, headers, databases };
+}
+
+/** The requests counted, in words, for the report: `GET /api/users/ with …, 32 connection(s), SQLite, 10000 openings`. */
+export function describeRequests(cfg) {
+  const headers = cfg.header?.length ? ` with ${cfg.header.join(', ')}` : '';
+  const walked = cfg.walk > 0 ? `, after pages 1–${cfg.walk} of it were each asked once` : '';
+  return `${cfg['cache-off'] ? 'RESPONSE_CACHE_MB=0, ' : ''}GET ${cfg.path}${headers}, ${cfg.concurrency} connection(s), ${engineName(cfg.db)}, ${cfg.openings} openings${walked}`;
+}
+
 /** 'Name: value' → [name in lower case, value]; fails on anything else. */
-export function headerPair(text) {
+function headerPair(text) {
   const colon = text.indexOf(':');
   if (colon <= 0) fail(`--header expects 'Name: value', got '${text}'`);
   return [text.slice(0, colon).trim().toLowerCase(), text.slice(colon + 1).trim()];
@@ -39,7 +66,7 @@ export function headerPair(text) {
  * A demo dataset (200 users, `openings` openings) built by the program's own CLI, so in its own
  * schema, in `work` (SQLite) or a scratch PostgreSQL database removed at exit; its DATABASE_URL.
  */
-export async function demoDataset(program, { db, openings, name }, env, work) {
+async function demoDataset(program, { db, openings, name }, env, work) {
   const target = db === 'sqlite' ? path.join(work, `${program.label}.sqlite`) : `${pgServer()}/hackerspace_bench_${name}_${program.label}_${process.pid}`;
   const { dbUrl } = await scratchEmpty(target);
   const r = await run(process.execPath, [program.cli, 'demo', '--users', '200', '--openings', String(openings), '--replace'], { env: env({ DATABASE_URL: dbUrl }) });
