@@ -61,6 +61,21 @@ module.exports = {
     feature('metrics'),
     layer('http-no-upward', 'The HTTP layer may not import the top layer (cli/, server.ts, supervisor.ts).', HTTP, [BASE, DB, RESOURCES, FEATURES, HTTP]),
     {
+      name: 'pg-on-demand',
+      comment:
+        'pg is loaded only where PostgreSQL is used (src/db/pg-driver.ts): postgres.ts alone imports it, and postgres.ts is loaded with `await import()` (connection.ts). A static import anywhere else loads it, and the fetch stack it touches, at every start on SQLite.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/db/postgres\\.ts$' },
+      to: { path: '^node_modules/pg/', dynamic: false, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'postgres-module-on-demand',
+      comment: 'src/db/postgres.ts (and with it pg) is loaded with `await import()` by connection.ts only.',
+      severity: 'error',
+      from: {},
+      to: { path: '^src/db/postgres\\.ts$', dynamic: false, dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'in-a-layer',
       comment: 'Every module of src/ belongs to a layer listed in .dependency-cruiser.cjs: add a new folder or file there.',
       severity: 'error',

@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const fixture = path.join(dir, 'openings.json');
   await generate(fixture, openings);
   const size = fs.statSync(fixture).size;
-  const database = openDatabase({ engine: 'sqlite', path: path.join(dir, 'bench.sqlite') });
+  const database = await openDatabase({ engine: 'sqlite', path: path.join(dir, 'bench.sqlite') });
   try {
     await migrateToLatest(database.db);
     let started = performance.now();

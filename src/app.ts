@@ -73,7 +73,7 @@ export interface AppDependencies {
 export async function buildApp(config: Config, deps: AppDependencies = {}): Promise<FastifyInstance> {
   // The operator's SpaceAPI file, checked before anything opens: a bad one is a ConfigError.
   const spaceApiSetup = loadSpaceApi(config);
-  const database = deps.database ?? openDatabase(config.database);
+  const database = deps.database ?? (await openDatabase(config.database));
   const logger = deps.logger ?? { level: config.logLevel };
   const site: Site = { name: siteName(spaceApiSetup?.document, config), assets: new Assets(config.compressMinBytes) };
   const htmlErrors: HtmlError = (request, reply, status, body) => {

@@ -202,6 +202,8 @@ function readTrustProxy(raw: string | undefined): boolean | string {
 
 function readTimeZone(raw: string | undefined): string {
   const zone = raw === undefined || raw.trim() === '' ? 'UTC' : raw.trim();
+  // UTC is always known; asking ICU would load its data (15–20 ms of a start) for nothing.
+  if (zone === 'UTC') return zone;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
   } catch {

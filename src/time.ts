@@ -9,12 +9,22 @@ const OFFSET_CACHE_LIMIT = 100_000;
 
 /** Formats instants in one IANA zone, caching UTC offsets per 15-minute bucket. */
 export class TimeFormatter {
-  private readonly parts: Intl.DateTimeFormat;
+  #parts: Intl.DateTimeFormat | undefined;
   private readonly offsets = new Map<number, number>();
+  /**
+   * UTC (the default zone) is always at offset 0 and needs no time-zone data: a process whose
+   * zone is UTC never makes an Intl.DateTimeFormat for the API, the first of which costs 15–20 ms
+   * (ICU loads its data).
+   */
+  private readonly utc: boolean;
 
   constructor(readonly timeZone: string) {
-    this.parts = new Intl.DateTimeFormat('en-US', {
-      timeZone,
+    this.utc = timeZone === 'UTC';
+  }
+
+  private get parts(): Intl.DateTimeFormat {
+    return (this.#parts ??= new Intl.DateTimeFormat('en-US', {
+      timeZone: this.timeZone,
       hourCycle: 'h23',
       year: 'numeric',
       month: 'numeric',
@@ -23,7 +33,7 @@ export class TimeFormatter {
       minute: 'numeric',
       second: 'numeric',
       era: 'short',
-    });
+    }));
   }
 
   /** `2021-03-28T03:00:00+02:00`, with `.ffffff` only when the microseconds are not zero. */
@@ -50,6 +60,7 @@ export class TimeFormatter {
 
   /** The zone's offset from UTC, in seconds, at a given instant. */
   offsetSeconds(epochSeconds: number): number {
+    if (this.utc) return 0;
     const bucket = Math.floor(epochSeconds / OFFSET_BUCKET_SECONDS);
     const cached = this.offsets.get(bucket);
     if (cached !== undefined) return cached;

@@ -89,7 +89,7 @@ async function readAll(db: Db): Promise<Rows> {
 }
 
 async function readUrl(url: string): Promise<Rows> {
-  const database = openDatabase(configFrom({ DATABASE_URL: url }).database);
+  const database = await openDatabase(configFrom({ DATABASE_URL: url }).database);
   try {
     return await readAll(database.db);
   } finally {
@@ -257,7 +257,7 @@ async function postgresTwin(url: string, migrated: boolean): Promise<{ url: stri
     await client.connect();
     await client.query(`create schema ${schema}`);
     await client.end();
-    const database = openDatabase(configFrom({ DATABASE_URL: twin.toString() }).database);
+    const database = await openDatabase(configFrom({ DATABASE_URL: twin.toString() }).database);
     await migrateToLatest(database.db);
     await database.close();
   }
@@ -421,7 +421,7 @@ describe('restore refuses what it cannot restore, and changes nothing', () => {
     try {
       const made = await cli(['backup', file], { DATABASE_URL: source.url });
       assert.equal(made.status, 0, made.stderr);
-      const other = openDatabase(configFrom({ DATABASE_URL: twin.url }).database);
+      const other = await openDatabase(configFrom({ DATABASE_URL: twin.url }).database);
       try {
         await migrateToLatest(other.db);
         await other.db.transaction().execute((trx) => importRecords(trx, [{ model: 'users.user', pk: 7, fields: { username: 'someone-else', email: '' } }]));

@@ -71,8 +71,8 @@ describe(`moving data between SQLite and ${TEST_ENGINE}`, () => {
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hackerspace-cross-'));
-    sqliteA = openDatabase({ engine: 'sqlite', path: path.join(dir, 'a.sqlite') });
-    sqliteB = openDatabase({ engine: 'sqlite', path: path.join(dir, 'b.sqlite') });
+    sqliteA = await openDatabase({ engine: 'sqlite', path: path.join(dir, 'a.sqlite') });
+    sqliteB = await openDatabase({ engine: 'sqlite', path: path.join(dir, 'b.sqlite') });
     await migrateToLatest(sqliteA.db);
     await migrateToLatest(sqliteB.db);
     target = await freshDatabase();
@@ -107,7 +107,7 @@ describe(`moving data between SQLite and ${TEST_ENGINE}`, () => {
 
   it('migrations are safe to run again and from two connections at once', async () => {
     const fresh = await freshDatabase();
-    const second = openDatabase(configFrom({ DATABASE_URL: fresh.url }).database);
+    const second = await openDatabase(configFrom({ DATABASE_URL: fresh.url }).database);
     try {
       // freshDatabase migrated already: both run again, at the same time.
       const results = await Promise.all([migrateToLatest(fresh.handle.db), migrateToLatest(second.db)]);

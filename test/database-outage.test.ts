@@ -188,7 +188,7 @@ describe('PostgreSQL outages, through a TCP proxy', () => {
       DATABASE_POOL_SIZE: String(POOL_SIZE),
       LOG_LEVEL: 'silent',
     });
-    database = openDatabase(config.database);
+    database = await openDatabase(config.database);
     app = await buildApp(config, { database, logger: false });
     await app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

@@ -126,7 +126,7 @@ describe('the fast path for reads that present a token', () => {
     const db = o.server.database.db;
     // Tokens are revoked by `hackerspace-api token revoke` (another process), or by hand (another connection).
     const cli = (name: string) => execFileAsync(process.execPath, [CLI, 'token', 'revoke', name], { env: { ...process.env, DATABASE_URL: o.server.url } });
-    const other = openDatabase(configFrom({ DATABASE_URL: o.server.url }).database);
+    const other = await openDatabase(configFrom({ DATABASE_URL: o.server.url }).database);
     try {
       await o.send('/api/meetings/');
       for (const [name, revoke] of [

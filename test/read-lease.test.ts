@@ -12,9 +12,9 @@ import { freshDatabase, postgresOnly, type FreshDatabase } from './support/serve
 import { until, within } from './support/wait.js';
 
 /** A handle of its own (as another process would have), counting the losses of its lease. */
-function openHandle(url: string) {
+async function openHandle(url: string) {
   const lost: Error[] = [];
-  const handle = openDatabase(configFrom({ DATABASE_URL: url }).database, { leaseLost: (error) => lost.push(error) });
+  const handle = await openDatabase(configFrom({ DATABASE_URL: url }).database, { leaseLost: (error) => lost.push(error) });
   return { handle, lost };
 }
 
@@ -43,8 +43,8 @@ function newUser(id: number) {
 
 describe('read leases (PostgreSQL)', () => {
   let fresh: FreshDatabase;
-  let reader: ReturnType<typeof openHandle>;
-  let writer: ReturnType<typeof openHandle>;
+  let reader: Awaited<ReturnType<typeof openHandle>>;
+  let writer: Awaited<ReturnType<typeof openHandle>>;
   /** The lease lock's key: the schema's oid * 4 + 2. */
   let leaseKey: number;
 
@@ -79,8 +79,8 @@ describe('read leases (PostgreSQL)', () => {
   before(async () => {
     if (ONLY.skip) return; // nothing to set up for skipped tests
     fresh = await freshDatabase();
-    reader = openHandle(fresh.url);
-    writer = openHandle(fresh.url);
+    reader = await openHandle(fresh.url);
+    writer = await openHandle(fresh.url);
     const { rows } = await sql<{ oid: number }>`select relnamespace::bigint as oid from pg_class where oid = 'table_versions'::regclass`.execute(writer.handle.db);
     leaseKey = Number(rows[0].oid) * 4 + 2;
   });
@@ -130,7 +130,7 @@ describe('read leases (PostgreSQL)', () => {
   });
 
   it('writers of two handles at once, while both hold leases: every write completes, nobody is ended', ONLY, async () => {
-    const second = openHandle(fresh.url);
+    const second = await openHandle(fresh.url);
     try {
       await Promise.all([leaseOf(reader.handle), leaseOf(second.handle)]);
       const start = await versionOf(writer.handle, 'users');
@@ -173,7 +173,7 @@ describe('read leases (PostgreSQL)', () => {
   });
 
   it('a writer whose statement timeout is shorter than a lease still waits it out, then ends the frozen holder', ONLY, async () => {
-    const impatient = openDatabase(configFrom({ DATABASE_URL: fresh.url, DATABASE_STATEMENT_TIMEOUT_MS: '300' }).database);
+    const impatient = await openDatabase(configFrom({ DATABASE_URL: fresh.url, DATABASE_STATEMENT_TIMEOUT_MS: '300' }).database);
     const frozen = await frozenHolder();
     try {
       const before = await versionOf(writer.handle, 'users');
@@ -211,7 +211,7 @@ describe('read leases (PostgreSQL)', () => {
   });
 
   it('closing a handle gives its lease back', ONLY, async () => {
-    const other = openHandle(fresh.url);
+    const other = await openHandle(fresh.url);
     await Promise.all([leaseOf(reader.handle), leaseOf(other.handle)]);
     assert.equal((await holders()).length, 2);
     await other.handle.close();

@@ -409,7 +409,7 @@ describe('Last-Modified and If-Modified-Since', () => {
 
   /** Dates a table's last change in the past, through another connection (as another process would). */
   async function backdate(table: VersionedTable, ms: number): Promise<void> {
-    const other = openDatabase(configFrom({ DATABASE_URL: server.url }).database);
+    const other = await openDatabase(configFrom({ DATABASE_URL: server.url }).database);
     try {
       await sql`update table_versions set version = version + 1, changed_us = ${ms * 1000} where name = ${table}`.execute(other.db);
     } finally {
@@ -462,7 +462,7 @@ describe('cached responses never outlive the data', () => {
     const again = await request(server.base, '/api/users/', { headers: { 'if-none-match': String(first.headers.etag) } });
     assert.equal(again.status, 304);
     assert.equal(first.json().count, 30);
-    const other = openDatabase(configFrom({ DATABASE_URL: server.url }).database);
+    const other = await openDatabase(configFrom({ DATABASE_URL: server.url }).database);
     try {
       await other.db
         .transaction()

@@ -79,7 +79,7 @@ describe(`two serve processes on one ${TEST_ENGINE} database`, () => {
     const before = (await request(one.base, '/api/users/')).json();
     assert.equal((await request(one.base, '/api/users/31/')).status, 404);
 
-    const other = openDatabase(configFrom({ DATABASE_URL: fresh.url }).database);
+    const other = await openDatabase(configFrom({ DATABASE_URL: fresh.url }).database);
     try {
       await other.db.transaction().execute((trx) =>
         importRecords(trx, [

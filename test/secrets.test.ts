@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
-import { describeUrl } from '../src/db/postgres.js';
+import { describeUrl } from '../src/db/postgres-url.js';
 import { createToken } from '../src/resources/tokens.js';
 import { ImportError, importRecords } from '../src/interchange/import.js';
 import { request } from './support/http.js';

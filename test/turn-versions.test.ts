@@ -20,7 +20,7 @@ describe('TurnVersions: table versions shared by the requests of one event-loop 
 
   before(async () => {
     fresh = await freshDatabase();
-    other = openDatabase(configFrom({ DATABASE_URL: fresh.url }).database);
+    other = await openDatabase(configFrom({ DATABASE_URL: fresh.url }).database);
   });
   after(async () => {
     await other?.close();

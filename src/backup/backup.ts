@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { DatabaseTarget } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
-import { describeUrl } from '../db/postgres.js';
+import { describeUrl } from '../db/postgres-url.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { BackupError } from './backup-error.js';
 import { migrationsOf } from './catalog.js';
@@ -84,7 +84,7 @@ async function pgDump(url: string, partial: string): Promise<'done' | 'absent'> 
 
 /** The schema DATABASE_URL's tables are in (its search_path's first), checked to hold ours. */
 async function ourSchema(url: string): Promise<string> {
-  const database = openDatabase({ engine: 'postgres', url, poolSize: 1, statementTimeoutMs: 30_000 });
+  const database = await openDatabase({ engine: 'postgres', url, poolSize: 1, statementTimeoutMs: 30_000 });
   try {
     const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(database.db);
     const schema = rows[0]?.schema ?? null;
@@ -103,13 +103,13 @@ async function ourSchema(url: string): Promise<string> {
  * meanwhile) into a new SQLite file of the same schema.
  */
 async function copyPostgresToSqlite(target: Extract<DatabaseTarget, { engine: 'postgres' }>, partial: string): Promise<Record<string, number>> {
-  const source = openDatabase({ ...target, poolSize: 1, statementTimeoutMs: 3_600_000 });
-  let copy: ReturnType<typeof openDatabase> | undefined;
+  const source = await openDatabase({ ...target, poolSize: 1, statementTimeoutMs: 3_600_000 });
+  let copy: Awaited<ReturnType<typeof openDatabase>> | undefined;
   try {
     if ((await migrationsOf(source.db)).length === 0) {
       throw new BackupError(`${source.location} holds no hackerspace-api database (it was never migrated): nothing to back up`);
     }
-    copy = openDatabase({ engine: 'sqlite', path: partial });
+    copy = await openDatabase({ engine: 'sqlite', path: partial });
     await migrateToLatest(copy.db);
     const into = copy.db;
     const rows = await source.db

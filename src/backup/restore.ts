@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import type { DatabaseTarget } from '../config.js';
 import { openDatabase, type Db } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
-import { describeUrl } from '../db/postgres.js';
+import { describeUrl } from '../db/postgres-url.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { BackupError } from './backup-error.js';
 import { NOT_COPIED, tablesOf } from './catalog.js';
@@ -44,7 +44,7 @@ export async function restoreDatabase(target: DatabaseTarget, file: string, opti
   }
   const backup = openBackupDatabase(file);
   try {
-    const database = openDatabase(target);
+    const database = await openDatabase(target);
     try {
       await migrateToLatest(database.db);
       const rows = await writeTransaction(database.db, (trx) => copyTables(backup.db, trx, options)).catch((error: unknown) => {
@@ -82,7 +82,7 @@ async function pgRestore(url: string, file: string, replace: boolean): Promise<v
     );
   }
   const schema = schemas[0];
-  const database = openDatabase({ engine: 'postgres', url, poolSize: 1, statementTimeoutMs: 3_600_000 });
+  const database = await openDatabase({ engine: 'postgres', url, poolSize: 1, statementTimeoutMs: 3_600_000 });
   const list = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hackerspace-api-restore-')), 'toc.list');
   try {
     const targetSchema = await searchPathSchema(database.db);

@@ -20,7 +20,7 @@ e-mail addresses: bodies are not logged.
     if (positionals.length) throw new UsageError('audit takes no positional arguments');
     const limit = integerOption(values, 'limit', 50);
     if (limit < 1) throw new UsageError('--limit must be at least 1');
-    const database = openDatabase(config.database);
+    const database = await openDatabase(config.database);
     try {
       await migrateToLatest(database.db);
       const entries = await listAudit(database.db, limit);

@@ -66,7 +66,7 @@ function readSizes(values: Record<string, unknown>): DemoSizes {
 
 /** Returns false when the database already held data and --replace was not given. */
 async function fillDatabase(config: Config, sizes: DemoSizes, seed: number, replace: boolean): Promise<boolean> {
-  const database = openDatabase(config.database);
+  const database = await openDatabase(config.database);
   const progress = progressLine(demoRecordCount(sizes));
   try {
     await migrateToLatest(database.db);

@@ -33,7 +33,7 @@ complete, so an interrupted export never leaves a truncated file behind.`,
 };
 
 async function exportTo(config: Config, file: string | undefined): Promise<number> {
-  const database = openDatabase(config.database);
+  const database = await openDatabase(config.database);
   const started = performance.now();
   try {
     await migrateToLatest(database.db);

@@ -37,7 +37,7 @@ Example:
 };
 
 async function importFile(config: Config, file: string): Promise<number> {
-  const database = openDatabase(config.database);
+  const database = await openDatabase(config.database);
   const progress = new Progress(process.stderr);
   const started = performance.now();
   try {

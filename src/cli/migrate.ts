@@ -10,7 +10,7 @@ export const migrateCommand: Command = {
 Applies any pending schema migrations to DATABASE_URL. Safe to run repeatedly.`,
   options: {},
   async run(_values, _positionals, config) {
-    const database = openDatabase(config.database);
+    const database = await openDatabase(config.database);
     try {
       const applied = await migrateToLatest(database.db);
       process.stderr.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'already up to date\n');

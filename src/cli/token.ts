@@ -47,8 +47,8 @@ revoke   by name or id; the token stops working at once.`,
   },
 };
 
-async function withTokens(config: Config, work: (db: ReturnType<typeof openDatabase>['db']) => Promise<void>): Promise<number> {
-  const database = openDatabase(config.database);
+async function withTokens(config: Config, work: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<void>): Promise<number> {
+  const database = await openDatabase(config.database);
   try {
     await migrateToLatest(database.db);
     await work(database.db);

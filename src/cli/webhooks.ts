@@ -54,7 +54,7 @@ redeliver   queues delivery ID again, under the same id and with the same body, 
 };
 
 async function withOutbox(config: Config, work: (db: Db) => Promise<number>): Promise<number> {
-  const database = openDatabase(config.database);
+  const database = await openDatabase(config.database);
   try {
     await migrateToLatest(database.db);
     return await work(database.db);

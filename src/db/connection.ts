@@ -1,13 +1,18 @@
 import { PostgresAdapter, type Kysely } from 'kysely';
 import type { DatabaseTarget } from '../config.js';
 import type { DatabaseEvents, DatabaseHandle, Engine } from './handle.js';
-import { isPostgresConnectionFailure, openPostgres } from './postgres.js';
-import { openSqlite } from './sqlite.js';
+import { isPostgresConnectionFailure } from './postgres-errors.js';
 
 export type { DatabaseEvents, DatabaseHandle, Db, Engine } from './handle.js';
 
-export function openDatabase(target: DatabaseTarget, events: DatabaseEvents = {}): DatabaseHandle {
-  return target.engine === 'sqlite' ? openSqlite(target.path) : openPostgres({ ...target, onLeaseLost: events.leaseLost });
+/**
+ * Opens a handle on the target. Each engine's module, and its driver, is loaded with the first
+ * database of that engine: a server on SQLite never loads pg (see pg-driver.ts), nor one on
+ * PostgreSQL the SQLite addon.
+ */
+export async function openDatabase(target: DatabaseTarget, events: DatabaseEvents = {}): Promise<DatabaseHandle> {
+  if (target.engine === 'sqlite') return (await import('./sqlite.js')).openSqlite(target.path);
+  return (await import('./postgres.js')).openPostgres({ ...target, onLeaseLost: events.leaseLost });
 }
 
 /** Which engine a Kysely handle (or transaction) talks to, for the few dialect branches. */

@@ -2,6 +2,8 @@ import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } f
 import pg from 'pg';
 import type { DatabaseHandle } from './handle.js';
 import type { Database } from './schema.js';
+import { isPostgresConnectionFailure } from './postgres-errors.js';
+import { describeUrl } from './postgres-url.js';
 import { ReadLease } from './read-lease.js';
 import { anyChange, FreshRead, snapshotOf, type VersionSnapshot } from './table-versions.js';
 
@@ -131,50 +133,4 @@ function guardedPool(pool: pg.Pool): PostgresPool {
     },
     end: () => pool.end(),
   };
-}
-
-/** The URL without its password, for logs and messages. */
-export function describeUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    // libpq parameters may carry secrets too (`?password=…`, `?sslpassword=…`).
-    for (const key of [...parsed.searchParams.keys()]) {
-      if (/password|secret|key/i.test(key)) parsed.searchParams.set(key, '***');
-    }
-    return parsed.toString();
-  } catch {
-    return 'postgres://(unparsable URL)';
-  }
-}
-
-/** SQLSTATE classes: 08 connection exception, 53 insufficient resources, 57 operator intervention (incl. statement timeout). */
-const UNAVAILABLE_SQLSTATE = /^(08|53|57)/;
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'EHOSTDOWN',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
-/**
- * pg reports its own client-side timeouts and dropped connections with plain Errors that carry
- * no code; these fixed sentences are the only way to tell them apart: query_timeout, the pool's
- * wait for a free client, the client's own connect timeout, a connection closed or reset under a
- * query (or cut by the pool's connect timeout), and a query on a client whose connection failed.
- */
-const CLIENT_FAILURES =
-  /^(Query read timeout|timeout exceeded when trying to connect|timeout expired|Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/;
-
-export function isPostgresConnectionFailure(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string') return NETWORK_CODES.has(code) || (error instanceof pg.DatabaseError && UNAVAILABLE_SQLSTATE.test(code));
-  return CLIENT_FAILURES.test(error.message);
 }

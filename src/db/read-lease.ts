@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Db } from './handle.js';
 import { endClient } from './pg-client.js';
+import { loadPg } from './pg-driver.js';
 import type { VersionSnapshot } from './table-versions.js';
 
 /*
@@ -172,6 +173,7 @@ export class ReadLease {
 
   /** Connects, then acquires and renews the lease until closed, idle or the connection fails. */
   private async hold(connected: () => void): Promise<void> {
+    const pg = await loadPg();
     const client = new pg.Client({ connectionString: this.options.url, keepAlive: true, connectionTimeoutMillis: 10_000 });
     // Set by the listeners below, which TypeScript's narrowing does not see: hence the assertion.
     let broken = null as Error | null;

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DatabaseTarget } from '../config.js';
 import type { Logger } from '../log.js';
 import { isDatabaseUnavailable, openDatabase, type DatabaseHandle } from './connection.js';
-import { describeUrl } from './postgres.js';
+import { describeUrl } from './postgres-url.js';
 
 /** Delay before the second attempt; it doubles after each failure, up to MAX_RETRY_DELAY_MS. */
 export const FIRST_RETRY_DELAY_MS = 500;
@@ -54,7 +54,7 @@ export async function openWhenAvailable<T = void>(target: DatabaseTarget, option
       try {
         const prepared = await Promise.race([
           (async () => {
-            database ??= openDatabase(target, {
+            database ??= await openDatabase(target, {
               leaseLost: (error, retryInMs) =>
                 log.warn(
                   { database: location, code: errorCode(error), error: error.message, retryInMs },

@@ -1,5 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { endClient } from '../db/pg-client.js';
+import { loadPg, type Pg } from '../db/pg-driver.js';
 
 export interface ListenerLog {
   warn(object: object, message: string): void;
@@ -43,6 +44,11 @@ export class PgListener {
   }
 
   private connect(): void {
+    // The driver is loaded already (the database handle loaded it): this waits a microtask.
+    void loadPg().then((pg) => this.connectWith(pg));
+  }
+
+  private connectWith(pg: Pg): void {
     if (this.closed) return;
     const client = new pg.Client({ connectionString: this.options.url, keepAlive: true, keepAliveInitialDelayMillis: 10_000, connectionTimeoutMillis: 10_000 });
     this.client = client;

@@ -52,7 +52,7 @@ export interface FreshDatabase {
 export async function freshDatabase(options: { migrate?: boolean } = {}): Promise<FreshDatabase> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hackerspace-api-test-'));
   const { url, drop } = TEST_ENGINE === 'postgres' ? await postgresSchema() : { url: `sqlite:${path.join(dir, 'test.sqlite')}`, drop: async () => {} };
-  const handle = openDatabase(configFrom({ DATABASE_URL: url }).database);
+  const handle = await openDatabase(configFrom({ DATABASE_URL: url }).database);
   if (options.migrate !== false) await migrateToLatest(handle.db);
   return {
     handle,
