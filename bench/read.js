@@ -41,7 +41,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { datasetSizes, demoArgs, isPg, pgDescribe, readDataset, scratchCopy } from './lib/dataset.js';
+import { datasetSizes, demoArgs, isPg, pgDescribe, readDataset, scratchCopy, settledCopy } from './lib/dataset.js';
 import { Rounds, figure, render, textFigure, worseInEveryRound } from './lib/figures.js';
 import { answerBytes, freePort, get, saveAnswer, waitFor200 } from './lib/http.js';
 import { fail, log, safeUrl, sleep } from './lib/log.js';
@@ -129,13 +129,14 @@ async function main() {
   const labels = programs.map((p) => p.label);
   for (const p of programs) log(`program ${p.label}: ${p.description}`);
   // Built by the first program: with --compare, the other commit's bundle, normally the older
-  // schema. Each program then serves a copy of its own, which it migrates to its own schema as it
-  // starts: an older bundle refuses a database migrated past it (after the dataset was built by a
-  // newer schema than the compared commit's, --rebuild).
+  // schema. Each program then serves a copy of its own, migrated to its own schema and compacted
+  // before any measurement (settledCopy): an older bundle refuses a database migrated past it
+  // (after the dataset was built by a newer schema than the compared commit's, --rebuild).
   const dataset = await readDataset({ out: OUT, engine, sizes, mode: o['keep-db'] ? 'keep' : o.rebuild ? 'rebuild' : 'auto', program: programs[0], env, work });
   dataset.copies = {};
   for (const p of programs) {
-    dataset.copies[p.label] = await scratchCopy(dataset.db, isPg(dataset.db) ? `${dataset.db}_${p.label}_${process.pid}` : path.join(work, `dataset-${p.label}.sqlite`));
+    log(`${p.label}: its own copy of the dataset, migrated and compacted`);
+    dataset.copies[p.label] = await settledCopy(p, env, dataset.db, isPg(dataset.db) ? `${dataset.db}_${p.label}_${process.pid}` : path.join(work, `dataset-${p.label}.sqlite`));
   }
   const placement = cpuPlacement({ pin: !o['no-pin'], workers: cfg.workers });
   log(`CPU placement: ${placement.text}`);

@@ -299,6 +299,32 @@ export async function scratchCopy(source, target, { keep = false } = {}) {
   return { db: target, dbUrl: dbUrlOf(target), seconds, drop };
 }
 
+/**
+ * A program's own copy of the dataset, settled: copied, migrated by that program to its schema,
+ * then compacted the way the dataset was (PostgreSQL: VACUUM FULL, then VACUUM (FREEZE,
+ * ANALYZE); SQLite: VACUUM). A program whose schema is newer than the builder's rewrites tables
+ * as it migrates (dead rows on PostgreSQL, free pages on SQLite) that the builder's own copy does
+ * not have: settled, both programs read databases in the same state. Returns scratchCopy's object.
+ */
+export async function settledCopy(program, env, source, target) {
+  const copy = await scratchCopy(source, target);
+  const migrated = await run(process.execPath, [program.cli, 'migrate'], { env: env({ DATABASE_URL: copy.dbUrl }) });
+  if (migrated.code !== 0)
+    fail(`${program.label}: migrate on its copy failed (exit ${migrated.code}): ${(migrated.stderr || migrated.stdout).trim().split('\n').slice(-5).join('\n')}`);
+  if (isPg(target)) await pgVacuum(target);
+  else {
+    const { default: Database } = await import('better-sqlite3');
+    const sqlite = new Database(target, { fileMustExist: true });
+    try {
+      sqlite.exec('vacuum');
+      sqlite.pragma('wal_checkpoint(truncate)');
+    } finally {
+      sqlite.close();
+    }
+  }
+  return copy;
+}
+
 /** Removes a scratch SQLite file (with its -wal, -shm, -journal) or drops a scratch PostgreSQL database. */
 export async function dropScratch(db) {
   if (isPg(db)) {
