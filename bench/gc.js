@@ -29,7 +29,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { clientOptions, describeRequests, sendRequests, setUp, walkOrder, walkPages } from './lib/client.js';
+import { clientOptions, describeRequests, sendRequests, setUp, walkOrder, walkPages, serverSettings } from './lib/client.js';
 import { fail, log } from './lib/log.js';
 import { parseOptions } from './lib/options.js';
 import { runMain, start, stop } from './lib/processes.js';
@@ -80,7 +80,7 @@ async function main() {
 /** One round: a traced server, the walk, the warm-up and the counted requests; the figures of the collections between. */
 async function measureRound(program, dbUrl, cfg, headers, env, work, name) {
   const port = await freePort();
-  const extra = cfg['cache-off'] ? { RESPONSE_CACHE_MB: '0' } : {};
+  const extra = serverSettings(cfg).env;
   const trace = path.join(work, `${name}.trace`);
   const child = start(process.execPath, ['--trace-gc-nvp', program.cli, 'serve'], {
     env: env({ ...extra, DATABASE_URL: dbUrl, HOST: '127.0.0.1', PORT: String(port) }),

@@ -30,7 +30,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { clientOptions, describeRequests, sendRequests, setUp, walkOrder, walkPages } from './lib/client.js';
+import { clientOptions, describeRequests, sendRequests, setUp, walkOrder, walkPages, serverSettings } from './lib/client.js';
 import { fail, log, sleep } from './lib/log.js';
 import { engineName, parseOptions } from './lib/options.js';
 import { run, runMain, start, stop, isAlive } from './lib/processes.js';
@@ -71,7 +71,7 @@ async function main() {
     }
   }
   const what = cfg['count-walk']
-    ? `${cfg['cache-off'] ? 'RESPONSE_CACHE_MB=0, ' : ''}GET ${cfg.path}?page=k for pages 1–${cfg.walk} once each, the last ${cfg.requests} counted, 1 connection, ${engineName(cfg.db)}, ${cfg.openings} openings`
+    ? `${serverSettings(cfg).text}GET ${cfg.path}?page=k for pages 1–${cfg.walk} once each, the last ${cfg.requests} counted, 1 connection, ${engineName(cfg.db)}, ${cfg.openings} openings`
     : describeRequests(cfg);
   const counted = cfg['count-walk'] ? '' : `; ${cfg.warmup} warm-up then ${cfg.requests} counted`;
   const lines = [`Instructions per request (${what}${counted}; median of ${cfg.rounds} rounds, min–max):`];
@@ -92,7 +92,7 @@ async function main() {
 async function countRound(program, dbUrl, cfg, headers, env, work, name) {
   const port = await freePort();
   const out = path.join(work, `callgrind-${name}.out`);
-  const extra = cfg['cache-off'] ? { RESPONSE_CACHE_MB: '0' } : {};
+  const extra = serverSettings(cfg).env;
   // callgrind_control finds the server by a file name made of the PID, USER and HOST of the
   // environment: it must run in the server's (whose HOST is the address listened on).
   const serverEnv = env({ ...extra, DATABASE_URL: dbUrl, HOST: '127.0.0.1', PORT: String(port) });

@@ -23,6 +23,7 @@ export const clientOptions = ({ concurrency, requests }) => ({
   path: { type: 'string', default: '/api/users/', help: 'the URL path (and query) asked' },
   header: { type: 'string', multiple: true, help: "a request header, 'Name: value' (repeatable)" },
   'cache-off': { type: 'boolean', default: false, help: 'serve with RESPONSE_CACHE_MB=0 (every request builds its page)' },
+  'time-zone': { type: 'string', help: 'serve with TIME_ZONE set to this IANA zone (default: none, so UTC)' },
   concurrency: { type: 'string', default: concurrency, integer: [1, 256], help: 'keep-alive connections kept busy' },
   warmup: { type: 'string', default: 20000, integer: [1, 10_000_000], help: 'requests before counting' },
   requests: { type: 'string', default: requests, integer: [1, 10_000_000], help: 'requests counted' },
@@ -48,11 +49,24 @@ export async function setUp(root, cfg, name) {
   return { work, programs, env, headers, databases };
 }
 
+/** The server's settings from the options (its environment beyond the database and port), and the same in words. */
+export function serverSettings(cfg) {
+  const env = {};
+  if (cfg['cache-off']) env.RESPONSE_CACHE_MB = '0';
+  if (cfg['time-zone']) env.TIME_ZONE = cfg['time-zone'];
+  return {
+    env,
+    text: Object.entries(env)
+      .map(([name, value]) => `${name}=${value}, `)
+      .join(''),
+  };
+}
+
 /** The requests counted, in words, for the report: `GET /api/users/ with …, 32 connection(s), SQLite, 10000 openings`. */
 export function describeRequests(cfg) {
   const headers = cfg.header?.length ? ` with ${cfg.header.join(', ')}` : '';
   const walked = cfg.walk > 0 ? `, after pages 1–${cfg.walk} of it were each asked once` : '';
-  return `${cfg['cache-off'] ? 'RESPONSE_CACHE_MB=0, ' : ''}GET ${cfg.path}${headers}, ${cfg.concurrency} connection(s), ${engineName(cfg.db)}, ${cfg.openings} openings${walked}`;
+  return `${serverSettings(cfg).text}GET ${cfg.path}${headers}, ${cfg.concurrency} connection(s), ${engineName(cfg.db)}, ${cfg.openings} openings${walked}`;
 }
 
 /** 'Name: value' → [name in lower case, value]; fails on anything else. */
