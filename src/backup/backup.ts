@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import type { DatabaseTarget } from '../config.js';
-import { openDatabase } from '../db/connection.js';
+import { openDatabase, type DatabaseHandle } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
 import { describeUrl } from '../db/postgres-url.js';
 import { writeTransaction } from '../db/write-transaction.js';
@@ -104,7 +104,7 @@ async function ourSchema(url: string): Promise<string> {
  */
 async function copyPostgresToSqlite(target: Extract<DatabaseTarget, { engine: 'postgres' }>, partial: string): Promise<Record<string, number>> {
   const source = await openDatabase({ ...target, poolSize: 1, statementTimeoutMs: 3_600_000 });
-  let copy: Awaited<ReturnType<typeof openDatabase>> | undefined;
+  let copy: DatabaseHandle | undefined;
   try {
     if ((await migrationsOf(source.db)).length === 0) {
       throw new BackupError(`${source.location} holds no hackerspace-api database (it was never migrated): nothing to back up`);

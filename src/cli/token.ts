@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { openDatabase } from '../db/connection.js';
+import { openDatabase, type Db } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
 import { createToken, listTokens, revokeToken, TOKEN_SCOPES, TokenError, type TokenInfo } from '../resources/tokens.js';
 import { formatIsoUtc } from '../time.js';
@@ -47,7 +47,7 @@ revoke   by name or id; the token stops working at once.`,
   },
 };
 
-async function withTokens(config: Config, work: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<void>): Promise<number> {
+async function withTokens(config: Config, work: (db: Db) => Promise<void>): Promise<number> {
   const database = await openDatabase(config.database);
   try {
     await migrateToLatest(database.db);

@@ -6,9 +6,9 @@ import { isPostgresConnectionFailure } from './postgres-errors.js';
 export type { DatabaseEvents, DatabaseHandle, Db, Engine } from './handle.js';
 
 /**
- * Opens a handle on the target. Each engine's module, and its driver, is loaded with the first
- * database of that engine: a server on SQLite never loads pg (see pg-driver.ts), nor one on
- * PostgreSQL the SQLite addon.
+ * Opens a handle on the target. Each engine's module is loaded with the first database of that
+ * engine: a server on SQLite never loads pg (see pg-driver.ts). The SQLite addon is loaded at
+ * start either way (backup/sqlite-file.ts, which the CLI imports, needs it).
  */
 export async function openDatabase(target: DatabaseTarget, events: DatabaseEvents = {}): Promise<DatabaseHandle> {
   if (target.engine === 'sqlite') return (await import('./sqlite.js')).openSqlite(target.path);
