@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { configFrom } from '../src/config.js';
-import { ALLOW, matchRoute, type RouteKind } from '../src/drf/routes.js';
+import type { RouteKind } from '../src/drf/routes.js';
+import { matchApiPath } from '../src/routes/api.js';
 import { openApiDocument, SPACEAPI_SCHEMA_ID } from '../src/openapi/document.js';
 import { SPACEAPI_SCHEMAS } from '../src/spaceapi/schema.js';
 import { request } from './support/http.js';
@@ -14,6 +15,17 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 const built = (env: Record<string, string> = {}) => JSON.parse(JSON.stringify(openApiDocument(configFrom(env))));
 const operations = (document: any) =>
   Object.entries(document.paths).flatMap(([path, item]: [string, any]) => METHODS.filter((m) => item[m]).map((method) => ({ path, method, operation: item[method] })));
+
+/** Each API route kind's methods, as the contract lists them (`Allow`). */
+const ALLOW: Record<RouteKind, string> = {
+  root: 'GET, HEAD, OPTIONS',
+  list: 'GET, POST, HEAD, OPTIONS',
+  detail: 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS',
+  status: 'GET, HEAD, OPTIONS',
+  hours: 'GET, HEAD, OPTIONS',
+  stream: 'GET, HEAD, OPTIONS',
+  schema: 'GET, HEAD, OPTIONS',
+};
 
 describe('the OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator), SpaceAPI schema included', async () => {
@@ -33,12 +45,12 @@ describe('the OpenAPI document', () => {
     assert.equal(result.valid, false);
   });
 
-  it('has a path item for every route kind of the router, with the methods ALLOW gives it, and no path the router lacks', () => {
+  it('has a path item for every route kind of the route table, with the methods the contract gives it, and no path the router lacks', () => {
     const document = built();
     const kinds = new Set<RouteKind>();
     for (const [path, item] of Object.entries(document.paths) as [string, any][]) {
       if (!path.startsWith('/api/')) continue;
-      const route = matchRoute(path.replace('{id}', '7'));
+      const route = matchApiPath(path.replace('{id}', '7'));
       assert.ok(route, `${path} is no route`);
       kinds.add(route.kind);
       const methods = METHODS.filter((m) => item[m]).map((m) => m.toUpperCase());
@@ -47,7 +59,7 @@ describe('the OpenAPI document', () => {
       assert.equal(Boolean(item['x-format-suffixes']), route.kind !== 'stream', `${path}: format suffixes`);
       // `/api/users.json`, `/api/users/7.json`, `/api/.json`
       const suffixed = path === '/api/' ? '/api/.json' : path.replace('{id}', '7').replace(/\/$/, '.json');
-      if (item['x-format-suffixes']) assert.equal(matchRoute(suffixed)?.kind, route.kind, suffixed);
+      if (item['x-format-suffixes']) assert.equal(matchApiPath(suffixed)?.kind, route.kind, suffixed);
     }
     assert.deepEqual([...kinds].sort(), (Object.keys(ALLOW) as RouteKind[]).sort());
   });

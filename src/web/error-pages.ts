@@ -4,13 +4,14 @@ import { parseTarget } from '../drf/request.js';
 import { browsablePage } from './browsable.js';
 import type { Site } from './layout.js';
 import { notFoundPage } from './not-found.js';
-import { pageRouteOf } from './routes.js';
 
 /** An error as the error handler is about to send it. */
 export interface ErrorAnswer {
   method: string;
   url: string;
   accept: string | undefined;
+  /** Whether the request is for a page of the web face (its route says so): its errors are pages whatever the Accept. */
+  isPage: boolean;
   status: number;
   body: unknown;
   /** The headers of the answer so far (Allow, Vary, …), shown on the browsable page. */
@@ -25,7 +26,7 @@ export interface ErrorAnswer {
  */
 export function htmlError(site: Site, error: ErrorAnswer): Buffer | null {
   const { rawPath, query } = parseTarget(error.url);
-  const isPage = pageRouteOf(rawPath) !== null;
+  const { isPage } = error;
   if (error.status === 406) return null;
   if (!isPage) {
     if (preferredMedia(error.accept) !== 'html') return null;
