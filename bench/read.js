@@ -48,7 +48,7 @@ import { fail, log, safeUrl, sleep } from './lib/log.js';
 import { IdleChecks, cpuPlacement, dropPageCache, machineNote } from './lib/machine.js';
 import { code } from './lib/markdown.js';
 import { engineName, engines, envInteger, parseOptions } from './lib/options.js';
-import { atExit, isAlive, run, runMain, start, stop } from './lib/processes.js';
+import { run, runMain, start, stop } from './lib/processes.js';
 import { doorToken, inTurn, programs as programsOf, serverEnvFactory, sourcesRead } from './lib/program.js';
 import { assertAlive, serverPool, waitForWorkers } from './lib/servers.js';
 import { ceilingVerdict, num, spread, summarize } from './lib/stats.js';

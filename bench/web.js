@@ -532,7 +532,7 @@ async function shiftedCopy(dataset, work) {
   log(`shifted copy: ${pg ? `database ${safeUrl(target)}` : path.relative(ROOT, target)} (copied in ${num(copy.seconds, 1)} s); moving the openings forward`);
   const t0 = performance.now();
   let stat;
-  let vacuumS = 0;
+  let vacuumS;
   if (pg) {
     stat = await withPg(target, async (client) => {
       const { rows } = await client.query('select count(*)::bigint as n, max(time_us)::bigint as newest from openings');
