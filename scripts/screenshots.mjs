@@ -1,4 +1,4 @@
-// `npm run screenshots`: PNGs of the web face for the README (../shared/spec/web.md §6).
+// `npm run screenshots`: PNGs of the web face for the README (docs/web.md §6).
 //
 // Builds the bundle, loads the demo data into a temporary SQLite database, serves it on a free
 // port of 127.0.0.1, and writes full-page screenshots taken with the system's Chromium (the same
