@@ -121,6 +121,20 @@ module.exports = {
       to: { path: '^(test|bench)/' },
     },
     {
+      name: 'bench-not-to-src',
+      comment: 'bench/ measures the built bundle (dist/), run as a process: it imports nothing from src/.',
+      severity: 'error',
+      from: { path: '^bench/' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'test-and-bench-apart',
+      comment: 'test/ and bench/ do not import each other.',
+      severity: 'error',
+      from: { path: '^(test|bench)/' },
+      to: { path: '^(test|bench)/', pathNot: '^$1/' },
+    },
+    {
       name: 'src-not-to-dev-dependencies',
       comment: 'The service may not import a devDependency at run time (type-only imports of @types packages are fine).',
       severity: 'error',
@@ -140,6 +154,8 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     doNotFollow: { path: 'node_modules' },
+    // A benchmark's run folder holds copies of built bundles: output, not source.
+    exclude: { path: '^bench/out/' },
     enhancedResolveOptions: {
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default', 'types'],

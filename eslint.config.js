@@ -1,13 +1,13 @@
 // ESLint (flat config): `npm run lint`. The service's TypeScript gets typescript-eslint's
 // type-checked recommended rules; the plain JavaScript around it (bin/, scripts/, config files)
-// gets ESLint's recommended rules. test/ and bench/ are not linted yet.
+// gets ESLint's recommended rules. test/ is not linted yet.
 import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  globalIgnores(['dist/', 'coverage/', 'data/', 'scratch/', 'bench/', 'test/']),
+  globalIgnores(['dist/', 'coverage/', 'data/', 'scratch/', 'bench/out/', 'test/']),
   {
     files: ['**/*.{js,mjs,cjs}'],
     extends: [js.configs.recommended],

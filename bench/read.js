@@ -4,11 +4,8 @@
 //   (bash bench/read.sh … runs the same)
 //
 // Expected duration on the 2-core development machine, idle, dataset cached: about 12 minutes;
-// --quick about 4; --compare (both bundles in every round) about 18 minutes (measured: 1,058 s
-// on SQLite), --compare --quick about 6. Building the dataset adds about 20 s (SQLite) or a
-// minute or two (PostgreSQL, with VACUUM). Other work on the machine stretches every round and,
-// most, the C1 walks (each bounded by --walk-limit): with both CPUs kept busy by other sessions,
-// a --compare run on SQLite was still in its cache-off rows after 22 minutes.
+// --quick about 4; --compare about 18, --compare --quick about 6; --rounds 9 three times as long.
+// Building the dataset adds about 20 s (SQLite) or a minute or two (PostgreSQL, with VACUUM).
 //
 // Method (fixed before measuring; printed at the top of the report):
 // - the dataset is built with the CLI's `demo` (2,000 users, 1,000,000 openings, 200 projects,
@@ -48,7 +45,7 @@ import { fail, log, safeUrl, sleep } from './lib/log.js';
 import { IdleChecks, cpuPlacement, dropPageCache, machineNote } from './lib/machine.js';
 import { code } from './lib/markdown.js';
 import { engineName, engines, envInteger, parseOptions } from './lib/options.js';
-import { atExit, isAlive, run, runMain, start, stop } from './lib/processes.js';
+import { run, runMain, start, stop } from './lib/processes.js';
 import { doorToken, inTurn, programs as programsOf, serverEnvFactory, sourcesRead } from './lib/program.js';
 import { assertAlive, serverPool, waitForWorkers } from './lib/servers.js';
 import { ceilingVerdict, num, spread, summarize } from './lib/stats.js';
@@ -417,12 +414,7 @@ async function sectionAB(ctx) {
   ctx.answers = answers;
   log(`ceiling: node:http on port ${port}, ${files.length} precomputed answers`);
 
-  // Per round, a new process of each program (on the same port, so its answers are the same
-  // bytes), then each URL: every program, then the ceiling. A process keeps its speed for minutes
-  // but two processes of the same bundle on the same dataset can differ by 20 % (measured: the
-  // program served second after the other one's load, whichever it was, ran 20 % slower for the
-  // rest of its life); rounds on processes of their own make that a spread the median can see
-  // past, not a bias carried by every round.
+  // A new process of each program per round (same port, same bytes): two processes of one bundle can differ by 20 % for life.
   const pairs = async (section, routes, headersOf, status) => {
     for (let r = 1; r <= cfg.rounds; r++) {
       if (r > 1) for (const program of programs) servers[program.label] = await pool.restart(servers[program.label], `${section}-${program.label}-${r}`);

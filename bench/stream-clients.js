@@ -185,7 +185,7 @@ const initialIds = [...arrivals.entries()];
 const initial = initialIds.reduce((sum, [, e]) => sum + e.count, 0);
 if (initial !== CLIENTS) fail(`${initial} of ${CLIENTS} clients got the current state on connect`);
 // The state's last opening tells which post comes next.
-let isOpen = null;
+let isOpen;
 await new Promise((r) => setTimeout(r, 1000));
 const connected = memory(SERVER_PID);
 

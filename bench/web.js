@@ -6,9 +6,8 @@
 //   (bash bench/web.sh … runs the same)
 //
 // Expected duration on the 2-core development machine, dataset cached: about 2.5 minutes on
-// SQLite (measured: 145 s, of which 7–19 s for the shifted copy), about 3 on PostgreSQL (the
-// copy's UPDATE and VACUUM FULL took 18 s). Building the dataset (read.js's cache, reused while
-// current) adds ~20 s on SQLite, under a minute on PostgreSQL (with VACUUM).
+// SQLite, about 3 on PostgreSQL. Building the dataset (read.js's cache, reused while current)
+// adds ~20 s on SQLite, under a minute on PostgreSQL (with VACUUM).
 //
 // Method (fixed before measuring; printed at the top of the report):
 // - two datasets: read.js's cached one as it is ("demo": its history ends on 2026-01-31, so the
@@ -532,7 +531,7 @@ async function shiftedCopy(dataset, work) {
   log(`shifted copy: ${pg ? `database ${safeUrl(target)}` : path.relative(ROOT, target)} (copied in ${num(copy.seconds, 1)} s); moving the openings forward`);
   const t0 = performance.now();
   let stat;
-  let vacuumS = 0;
+  let vacuumS;
   if (pg) {
     stat = await withPg(target, async (client) => {
       const { rows } = await client.query('select count(*)::bigint as n, max(time_us)::bigint as newest from openings');

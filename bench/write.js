@@ -103,7 +103,7 @@ async function main() {
     ['change', o.connections],
     ['same', 1],
     ['same', o.connections],
-  ].filter(([, c], i) => o.connections !== 1 || i % 2 === 0);
+  ].filter((_, i) => o.connections !== 1 || i % 2 === 0);
   const engineNotes = {};
 
   await idle.check('before the first run');

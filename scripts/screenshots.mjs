@@ -1,32 +1,27 @@
-// `npm run screenshots`: PNGs of the web face for the README (../shared/spec/web.md §6).
+// `npm run screenshots`: PNGs of the web face for the README, as a newcomer sees them (docs/web.md §6).
 //
-// Builds the bundle, loads the demo data into a temporary SQLite database, serves it on a free
-// port of 127.0.0.1, and writes full-page screenshots taken with the system's Chromium (the same
-// launch as test/support/browser.ts) to docs/screenshots/:
+// Runs `npm run demo` as the README says (it builds, replaces data/demo.sqlite with the demo,
+// whose history ends now, and serves it) on a free port, with none of this shell's settings of
+// the service (so in UTC, the default TIME_ZONE), and writes full-page screenshots taken with the
+// system's Chromium (the same launch as test/support/browser.ts) to docs/screenshots/:
 //   dashboard-390.png    `/` at 390 px wide (a phone)
 //   dashboard-1280.png   `/` at 1280 px wide
 //   project.png          a project's page at 1280 px
-// Then stops the server and removes the database. Any failure exits non-zero.
-import { spawn, spawnSync, execFileSync } from 'node:child_process';
+// Then stops the demo (its whole process group). Any failure exits non-zero.
+import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
 import { chromium } from 'playwright-core';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = path.join(ROOT, 'docs', 'screenshots');
-const BUNDLE = path.join(ROOT, 'dist', 'hackerspace-api.mjs');
-const DEMO_ARGS = ['--users', '40', '--openings', '20000', '--projects', '20', '--events', '30', '--meetings', '20', '--seed', '1'];
+/** What a newcomer's shell has; the service's own variables (DATABASE_URL, TIME_ZONE, …) are left out. */
+const NEWCOMER_VARIABLES = ['PATH', 'HOME', 'TMPDIR', 'LANG'];
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const START_TIMEOUT_MS = 30_000;
-
-function run(command, args, env) {
-  const result = spawnSync(command, args, { cwd: ROOT, env, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.error?.message ?? result.signal ?? `exit code ${result.status}`})`);
-}
+/** `npm run demo` builds the bundle and loads the demo before it listens. */
+const START_TIMEOUT_MS = 120_000;
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -49,9 +44,17 @@ function chromiumPath() {
   return '/usr/bin/chromium';
 }
 
-/** Starts `serve`; resolves once /healthz answers 200, rejects if it exits or does not answer in time. */
-async function startServer(env) {
-  const child = spawn(process.execPath, [BUNDLE, 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `npm run demo` in a process group of its own; resolves once /healthz answers 200, rejects if it exits or does not answer in time. */
+async function startDemo(env) {
+  const child = spawn('npm', ['run', 'demo'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  // npm runs the service in a shell below it: signals go to the whole group.
+  const signalGroup = (name) => {
+    try {
+      process.kill(-child.pid, name);
+    } catch {
+      // the group is gone already
+    }
+  };
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -60,7 +63,7 @@ async function startServer(env) {
   const base = `http://127.0.0.1:${env.PORT}`;
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
-    if (exited) throw new Error(`serve exited (${JSON.stringify(exited)}) before answering:\n${output}`);
+    if (exited) throw new Error(`npm run demo exited (${JSON.stringify(exited)}) before answering:\n${output}`);
     try {
       const res = await fetch(`${base}/healthz`);
       if (res.ok) break;
@@ -68,17 +71,17 @@ async function startServer(env) {
       // not listening yet
     }
     if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`serve did not answer /healthz within ${START_TIMEOUT_MS / 1000} s:\n${output}`);
+      signalGroup('SIGKILL');
+      throw new Error(`npm run demo did not answer /healthz within ${START_TIMEOUT_MS / 1000} s:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
     base,
     async stop() {
+      signalGroup('SIGTERM');
       if (exited) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      const timer = setTimeout(() => signalGroup('SIGKILL'), 10_000);
       await exit;
       clearTimeout(timer);
     },
@@ -111,33 +114,12 @@ async function shoot(browser, url, file, width) {
   }
 }
 
-/**
- * The demo's door history ends on a fixed day (it is reproducible); moved to end an hour ago, it
- * fills the dashboard's heatmap of the last 12 weeks as a space in use would.
- */
-function moveHistoryToNow(file) {
-  const db = new Database(file);
-  try {
-    const { last } = db.prepare('select max(time_us) as last from openings').get();
-    const shift = Date.now() * 1000 - 3_600_000_000 - Number(last);
-    // Whole weeks, so that weekdays and hours keep the demo's pattern.
-    const weekUs = 7 * 86_400_000_000;
-    db.prepare('update openings set time_us = time_us + ?').run(Math.floor(shift / weekUs) * weekUs);
-  } finally {
-    db.close();
-  }
-}
-
 async function main() {
-  run(process.execPath, ['scripts/build.mjs'], process.env);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hackerspace-api-screenshots-'));
   let server;
   let browser;
   try {
-    const env = { ...process.env, DATABASE_URL: `sqlite:${path.join(dir, 'demo.sqlite')}`, TIME_ZONE: 'Europe/Brussels', HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
-    run(process.execPath, [BUNDLE, 'demo', ...DEMO_ARGS], env);
-    moveHistoryToNow(path.join(dir, 'demo.sqlite'));
-    server = await startServer({ ...env, PORT: String(await freePort()) });
+    const env = Object.fromEntries(NEWCOMER_VARIABLES.filter((name) => process.env[name] !== undefined).map((name) => [name, process.env[name]]));
+    server = await startDemo({ ...env, PORT: String(await freePort()) });
     const executablePath = chromiumPath();
     browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
     fs.mkdirSync(OUT, { recursive: true });
@@ -147,7 +129,6 @@ async function main() {
   } finally {
     await browser?.close();
     await server?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 

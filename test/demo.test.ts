@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import type { Db } from '../src/db/connection.js';
 import { clearAllData } from '../src/demo/clear.js';
 import { demoRecordCount, demoRecords, demoSizesProblem, SMALL_DEMO, type DemoRecord, type DemoSizes } from '../src/demo/generate.js';
 import { loadDemo } from '../src/demo/load.js';
@@ -10,12 +11,22 @@ import { usernameKey } from '../src/demo/names.js';
 import { importRecords } from '../src/interchange/import.js';
 import { countRecords } from '../src/resources/counts.js';
 import { parseIsoMicros } from '../src/time.js';
-import { freshDatabase } from './support/server.js';
+import { request } from './support/http.js';
+import { freshDatabase, startServer } from './support/server.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '..');
 
-const small = [...demoRecords(SMALL_DEMO)];
+const HOUR_US = 3_600_000_000;
+const DAY_US = 24 * HOUR_US;
+const WEEK_US = 7 * DAY_US;
+/** A fixed end of history, so that the records below do not depend on when the suite runs: a Thursday evening. */
+const NOW = Date.UTC(2026, 10, 26, 19, 15) * 1000;
+
+/** "The space changed state recently": the last door report is at most this long before now. */
+const RECENT_CHANGE_US = 4 * HOUR_US;
+
+const small = [...demoRecords(SMALL_DEMO, 1, NOW)];
 
 function fieldsOf(records: DemoRecord[], model: string): Array<Record<string, any>> {
   return records.filter((r) => r.model === model).map((r) => r.fields);
@@ -30,9 +41,9 @@ const usernames = users.map((u) => u.username as string);
 
 describe('demoRecords: determinism and sizes', () => {
   it('gives identical records for the same sizes and seed, and different ones for another seed', () => {
-    assert.deepEqual([...demoRecords(SMALL_DEMO, 42)], [...demoRecords(SMALL_DEMO, 42)]);
-    assert.deepEqual([...demoRecords(SMALL_DEMO)], small);
-    assert.notDeepEqual([...demoRecords(SMALL_DEMO, 43)], [...demoRecords(SMALL_DEMO, 42)]);
+    assert.deepEqual([...demoRecords(SMALL_DEMO, 42, NOW)], [...demoRecords(SMALL_DEMO, 42, NOW)]);
+    assert.deepEqual([...demoRecords(SMALL_DEMO, 1, NOW)], small);
+    assert.notDeepEqual([...demoRecords(SMALL_DEMO, 43, NOW)], [...demoRecords(SMALL_DEMO, 42, NOW)]);
   });
 
   it('honours the requested sizes, with pks 1..n per model, referenced models first', () => {
@@ -61,8 +72,8 @@ describe('demoRecords: determinism and sizes', () => {
   });
 
   it('keeps the users of a seed when only the number of openings changes', () => {
-    const a = [...demoRecords({ ...SMALL_DEMO, openings: 10 }, 3)].filter((r) => r.model !== 'space.spacestatus');
-    const b = [...demoRecords({ ...SMALL_DEMO, openings: 500 }, 3)].filter((r) => r.model !== 'space.spacestatus');
+    const a = [...demoRecords({ ...SMALL_DEMO, openings: 10 }, 3, NOW)].filter((r) => r.model !== 'space.spacestatus');
+    const b = [...demoRecords({ ...SMALL_DEMO, openings: 500 }, 3, NOW)].filter((r) => r.model !== 'space.spacestatus');
     assert.deepEqual(a, b);
   });
 });
@@ -203,12 +214,102 @@ describe('demoRecords: projects, events, meetings', () => {
   });
 });
 
+/** Open records' times and states, oldest first. */
+function doorHistory(records: DemoRecord[]): Array<{ us: number; open: boolean }> {
+  return fieldsOf(records, 'space.spacestatus').map((o) => ({ us: parseIsoMicros(o.time)!, open: o.is_open as boolean }));
+}
+
+/** Whether the space was open at each of `instants` (ascending): the state of the latest report at or before it, closed before any. */
+function openAt(history: Array<{ us: number; open: boolean }>, instants: number[]): boolean[] {
+  let next = 0;
+  let open = false;
+  return instants.map((t) => {
+    while (next < history.length && history[next].us <= t) open = history[next++].open;
+    return open;
+  });
+}
+
+describe('demoRecords: a history that ends now', () => {
+  it('gives byte-identical data for the same seed and now, and another history for another now', () => {
+    const text = (seed: number, now: number) => JSON.stringify([...demoRecords(SMALL_DEMO, seed, now)]);
+    assert.equal(text(7, NOW), text(7, NOW));
+    assert.notEqual(text(7, NOW + DAY_US), text(7, NOW));
+  });
+
+  it('changed state within the last few hours, with nothing recorded after now', () => {
+    // A Thursday evening, a Wednesday morning, a Monday night in summer time, and a moment early in the history.
+    const nows = [NOW, Date.UTC(2027, 2, 3, 10, 0) * 1000, Date.UTC(2026, 2, 30, 4, 30) * 1000, Date.UTC(2015, 0, 1, 12, 0, 0, 123) * 1000];
+    for (const now of nows) {
+      for (const openings of [1, 2, 20, 3000, 3001]) {
+        for (let seed = 1; seed <= 8; seed++) {
+          const history = doorHistory([...demoRecords({ users: 0, openings, projects: 0, events: 0, meetings: 0 }, seed, now)]);
+          const last = history.at(-1)!.us;
+          const where = `now ${new Date(now / 1000).toISOString()}, ${openings} openings, seed ${seed}: last change ${new Date(last / 1000).toISOString()}`;
+          assert.equal(history.length, openings, where);
+          assert.ok(last < now && last >= now - RECENT_CHANGE_US, where);
+        }
+      }
+    }
+  });
+
+  it('was open in each of the last 12 weeks, evenings and weekends far more than weekday working hours', () => {
+    const step = 10 * 60_000_000;
+    const instants = Array.from({ length: (12 * WEEK_US) / step }, (_, i) => NOW - 12 * WEEK_US + i * step);
+    const open = openAt(doorHistory(small), instants);
+    const share = (keep: (t: Date) => boolean) => {
+      const chosen = instants.map((t, i) => [new Date(t / 1000), open[i]] as const).filter(([t]) => keep(t));
+      return chosen.filter(([, o]) => o).length / chosen.length;
+    };
+    for (let week = 0; week < 12; week++) {
+      const from = NOW - (12 - week) * WEEK_US;
+      assert.ok(share((t) => t.getTime() * 1000 >= from && t.getTime() * 1000 < from + WEEK_US) > 0, `open some time in week ${week + 1} of 12`);
+    }
+    const weekend = (t: Date) => t.getUTCDay() === 0 || t.getUTCDay() === 6;
+    const eveningsAndWeekends = share((t) => (weekend(t) && t.getUTCHours() >= 12 && t.getUTCHours() < 22) || (!weekend(t) && t.getUTCHours() >= 18));
+    const workingHours = share((t) => !weekend(t) && t.getUTCHours() >= 8 && t.getUTCHours() < 17);
+    assert.ok(eveningsAndWeekends > 0.3, `evenings and weekends: open ${eveningsAndWeekends}`);
+    assert.ok(eveningsAndWeekends > 3 * workingHours, `evenings and weekends ${eveningsAndWeekends}, working hours ${workingHours}`);
+    assert.ok(share(() => true) < 0.5, 'a space in use, not one left open');
+  });
+
+  it('has ready events in the coming weeks, one meeting to come and recent ones with minutes', () => {
+    const startOf = (e: Record<string, any>) => (e.start === null ? null : parseIsoMicros(e.start)!);
+    const coming = events.filter((e) => e.status === 'r' && startOf(e) !== null && startOf(e)! > NOW && startOf(e)! <= NOW + 6 * WEEK_US);
+    assert.ok(coming.length >= 3, `${coming.length} ready events in the next six weeks`);
+    const eventStart = new Map(small.filter((r) => r.model === 'events.event').map((r) => [r.pk, startOf(r.fields)]));
+    const meetingStarts = meetings.map((m) => ({ start: eventStart.get(m.event)!, minutes: m.PV as string }));
+    assert.equal(meetingStarts.filter((m) => m.start !== null && m.start > NOW).length, 1, 'one meeting to come');
+    const recentWithMinutes = meetingStarts.filter((m) => m.start !== null && m.start <= NOW && m.start > NOW - 13 * WEEK_US && m.minutes !== '');
+    assert.ok(recentWithMinutes.length >= 3, `${recentWithMinutes.length} meetings with minutes in the last three months`);
+  });
+
+  it('has projects created before now and modified since, some of them lately', () => {
+    for (const p of projects) assert.ok(p.created <= p.modified && parseIsoMicros(p.modified)! < NOW, `${p.created} ${p.modified}`);
+    assert.ok(projects.filter((p) => parseIsoMicros(p.modified)! > NOW - 13 * WEEK_US).length >= 3, 'some modified in the last three months');
+  });
+
+  it('makes a dashboard that looks alive when generated now', async () => {
+    const server = await startServer({ records: [...demoRecords(SMALL_DEMO, 1, Date.now() * 1000)] });
+    try {
+      const res = await request(server.base, '/');
+      assert.equal(res.status, 200);
+      assert.match(res.body, /class="state-relative">(\d+ minutes?|\d+ hours?) ago</);
+      assert.doesNotMatch(res.body, /No change for/);
+      assert.match(res.body, /class="hours-summary">(Usually|Rarely) open /);
+      const upcoming = /<h2 id="events-heading">Upcoming events<\/h2>\n<ul>(.*?)<\/ul>/s.exec(res.body);
+      assert.ok(upcoming && (upcoming[1].match(/<li>/g) ?? []).length >= 3, 'three upcoming events or more');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('loading the demo', () => {
   it('imports cleanly through the real importer', async () => {
     const fresh = await freshDatabase();
     try {
       const db = fresh.handle.db;
-      const report = await db.transaction().execute((trx) => importRecords(trx, demoRecords(SMALL_DEMO)));
+      const report = await db.transaction().execute((trx) => importRecords(trx, demoRecords(SMALL_DEMO, 1, NOW)));
       assert.deepEqual(report.imported, {
         'users.user': SMALL_DEMO.users,
         'space.spacestatus': SMALL_DEMO.openings,
@@ -255,23 +356,57 @@ describe('loading the demo', () => {
   it('`demo` command: loads, refuses a second time with exit code 1, then --replace works', async () => {
     const fresh = await freshDatabase();
     try {
-      const env = { ...process.env, DATABASE_URL: fresh.url, LOG_LEVEL: 'silent' };
-      const cli = (...args: string[]) =>
-        run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'demo', ...args], { cwd: ROOT, env }).then(
-          ({ stderr }) => ({ code: 0, stderr }),
-          (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
-        );
+      const cli = demoCli(fresh.url);
       const first = await cli('--users', '5', '--openings', '20', '--projects', '2', '--events', '3', '--meetings', '3');
       assert.equal(first.code, 0, first.stderr);
       assert.match(first.stderr, /loaded 5 users, 20 openings/);
       const second = await cli();
       assert.equal(second.code, 1);
       assert.match(second.stderr, /--replace/);
+      const before = Date.now() * 1000;
       const third = await cli('--replace', '--seed', '9');
+      const after = Date.now() * 1000;
       assert.equal(third.code, 0, third.stderr);
       assert.equal(await countRecords(fresh.handle.db, 'users'), SMALL_DEMO.users);
+      const last = await lastOpeningUs(fresh.handle.db);
+      assert.ok(last >= before - RECENT_CHANGE_US && last < after, `without --now the history ends at the current time: last change ${new Date(last / 1000).toISOString()}`);
+    } finally {
+      await fresh.cleanup();
+    }
+  });
+
+  it('`demo --now` ends the history at that moment, and refuses a moment that is not an instant', async () => {
+    const fresh = await freshDatabase();
+    try {
+      const cli = demoCli(fresh.url);
+      const loaded = await cli('--now', '2026-11-26T20:15:00+01:00');
+      assert.equal(loaded.code, 0, loaded.stderr);
+      assert.match(loaded.stderr, /now 2026-11-26T19:15:00Z/);
+      const last = await lastOpeningUs(fresh.handle.db);
+      assert.ok(last >= NOW - RECENT_CHANGE_US && last < NOW, new Date(last / 1000).toISOString());
+      for (const bad of ['yesterday', '2026-11-26T19:15:00', '2026-02-30T10:00:00Z', '2010-01-01T00:00:00Z']) {
+        const refused = await cli('--replace', '--now', bad);
+        assert.equal(refused.code, 2, `${bad}: ${refused.stderr}`);
+        assert.match(refused.stderr, /--now/);
+      }
+      assert.equal(await lastOpeningUs(fresh.handle.db), last, 'a refused --now changes nothing');
     } finally {
       await fresh.cleanup();
     }
   });
 });
+
+/** Runs `hackerspace-api demo` on a database, resolving to its exit code and standard error. */
+function demoCli(databaseUrl: string) {
+  const env = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' };
+  return (...args: string[]) =>
+    run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'demo', ...args], { cwd: ROOT, env }).then(
+      ({ stderr }) => ({ code: 0, stderr }),
+      (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+    );
+}
+
+async function lastOpeningUs(db: Db): Promise<number> {
+  const row = await db.selectFrom('openings').select('time_us').orderBy('time_us', 'desc').limit(1).executeTakeFirstOrThrow();
+  return Number(row.time_us);
+}

@@ -81,7 +81,7 @@ async function doorPost(server: TestServer, secret: string, isOpen: boolean): Pr
 
 describe('the bundled SpaceAPI schemas', () => {
   it('are the published ones (SpaceApi/schema commit 85322b8, byte for byte)', () => {
-    // The digests of ../shared/data/spaceapi-schema/{14,15}.json, as published.
+    // The digests of the published schema files 14.json and 15.json.
     const published: Record<string, string> = {
       '14': '3816dab1114d707a9438792aa24f0efca333f4be869fa277e0a2fe8e2f329fa2',
       '15': 'aec3ddf201996a3ea4dc948af2e44754dfa01b9e82014f036b2fd6b369a02ead',

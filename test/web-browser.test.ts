@@ -1,4 +1,4 @@
-// The web face in a real browser (../shared/spec/web.md §6): playwright-core driving the system's
+// The web face in a real browser (docs/web.md §6): playwright-core driving the system's
 // Chromium (test/support/browser.ts; a Chromium that cannot start fails these tests, never skips
 // them) against an in-process server on the sample data plus a few records of our own (hostile
 // Markdown, upcoming events). Both engines (TEST_ENGINE).

@@ -1,5 +1,5 @@
 /**
- * The web face over real HTTP on the engine under test (../shared/spec/web.md §1–§5, without the
+ * The web face over real HTTP on the engine under test (docs/web.md §1–§5, without the
  * browser: test/web-browser.test.ts drives Chromium): negotiation between JSON and HTML, the
  * browsable API, the dashboard's content and hooks, detail pages, not-found pages, assets, the
  * calendar feed, and that pages go through the response cache and end with the writes.
@@ -90,7 +90,7 @@ describe('the browsable API', () => {
     const res = await request(server.base, '/api/users/?page=2', { headers: HTML });
     assertHtml(res, 200);
     assert.deepEqual(varyTokens(res.headers), ['accept', 'accept-encoding']);
-    // The list's Allow (api-contract.md): writes are allowed with a token.
+    // The list's Allow (docs/contract.md §6): writes are allowed with a token.
     assert.equal(res.headers.allow, 'GET, POST, HEAD, OPTIONS');
     const program = (await request(server.base, '/api/users/?page=2')).json();
     assert.match(res.body, /<code>GET \/api\/users\/\?page=2<\/code>/);

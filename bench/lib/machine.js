@@ -97,7 +97,7 @@ export function gitRev(root) {
 
 export function machineNote() {
   const cpu = os.cpus()[0]?.model ?? '';
-  let wrk = '';
+  let wrk;
   try {
     wrk = execFileSync('wrk', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (error) {

@@ -44,10 +44,7 @@ export function negotiateCoding(header: string | undefined): Coding {
   return coding;
 }
 
-// Not negotiator: behind the memo either costs a Map lookup (about 9 ns); it parses a new header
-// faster (2.0 → 1.1 µs, once per header) but answers otherwise for `gzip;q=abc` and
-// `x-gzip, gzip;q=0`, knows no x-gzip and its types lack the br-on-a-tie option. Nor
-// @fastify/accept-negotiator: wrong for `x-gzip`, `GZIP;Q=1`, `br;q=0, *` (bench/micro/negotiation.ts).
+// Not negotiator nor @fastify/accept-negotiator: both answer `x-gzip` or q-values (`gzip;q=abc`, `br;q=0, *`) wrongly; behind the memo speed is moot (a Map lookup, ~9 ns).
 function parseAcceptEncoding(header: string): Coding {
   const q: Record<string, number> = {};
   for (const item of header.split(',')) {

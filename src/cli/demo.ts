@@ -4,7 +4,9 @@ import { migrateToLatest } from '../db/migrations.js';
 import type { CountedTable } from '../db/schema.js';
 import { DEFAULT_DEMO_SEED, demoRecordCount, demoSizesProblem, describeDemoSizes, SMALL_DEMO, type DemoSizes } from '../demo/generate.js';
 import { loadDemo, type LoadDemoOutcome } from '../demo/load.js';
+import { demoNowProblem } from '../demo/openings.js';
 import { ImportError } from '../interchange/import-error.js';
+import { formatIsoUtc, parseIsoMicros } from '../time.js';
 import { integerOption, UsageError, type Command } from './command.js';
 import { serve } from './serve.js';
 
@@ -18,15 +20,18 @@ export const demoCommand: Command = {
   name: 'demo',
   summary: 'Fill the database with a generated demo dataset (optionally then serve it)',
   usage: `hackerspace-api demo [--users N] [--openings N] [--projects N] [--events N] [--meetings N]
-                     [--seed N] [--replace] [--serve]
+                     [--seed N] [--now INSTANT] [--replace] [--serve]
 
 Generates a reproducible dataset full of edge cases (odd usernames, DST-boundary door times,
 CRLF Markdown, …) and loads it into DATABASE_URL through the same validating importer as
-\`import\`, in a single transaction.
+\`import\`, in a single transaction. Its history ends at the moment it is generated: the door
+changed a few hours before, the weeks before follow a weekly routine, events are coming.
 
   --users N, --openings N, …   how many records of each kind (default ${describeDemoSizes(SMALL_DEMO)});
                                at most one meeting per event
-  --seed N                     the same sizes and seed always give the same data (default ${DEFAULT_DEMO_SEED})
+  --seed N                     the same sizes, seed and --now always give the same data (default ${DEFAULT_DEMO_SEED})
+  --now INSTANT                the moment the history ends, ISO 8601 with its offset
+                               (e.g. 2026-11-26T19:00:00Z; default: the current time)
   --replace                    delete ALL existing data in the database first (in the same
                                transaction). Without it, a database that holds any record is left
                                untouched and the command fails.
@@ -40,18 +45,20 @@ CRLF Markdown, …) and loads it into DATABASE_URL through the same validating i
     events: { type: 'string' },
     meetings: { type: 'string' },
     seed: { type: 'string' },
+    now: { type: 'string' },
     replace: { type: 'boolean' },
     serve: { type: 'boolean' },
   },
   async run(values, _positionals, config) {
     const sizes = readSizes(values);
     const seed = integerOption(values, 'seed', DEFAULT_DEMO_SEED);
+    const nowUs = readNow(values.now);
     // `serve` opens its own connection, and a second :memory: connection is a different, empty database.
     const target = config.database;
     if (values.serve && target.engine === 'sqlite' && target.path === ':memory:') {
       throw new UsageError('--serve needs a database file: with DATABASE_URL=sqlite::memory: the server would start empty');
     }
-    if (!(await fillDatabase(config, sizes, seed, values.replace === true))) return 1;
+    if (!(await fillDatabase(config, sizes, seed, nowUs, values.replace === true))) return 1;
     if (values.serve) await serve(config);
   },
 };
@@ -64,13 +71,22 @@ function readSizes(values: Record<string, unknown>): DemoSizes {
   return sizes;
 }
 
+function readNow(raw: string | boolean | undefined): number {
+  if (raw === undefined) return Date.now() * 1000;
+  const nowUs = typeof raw === 'string' ? parseIsoMicros(raw) : null;
+  if (nowUs === null) throw new UsageError(`--now expects an ISO 8601 instant with its offset (e.g. 2026-11-26T19:00:00Z), got ${JSON.stringify(raw)}`);
+  const problem = demoNowProblem(nowUs);
+  if (problem) throw new UsageError(`--now: ${problem}`);
+  return nowUs;
+}
+
 /** Returns false when the database already held data and --replace was not given. */
-async function fillDatabase(config: Config, sizes: DemoSizes, seed: number, replace: boolean): Promise<boolean> {
+async function fillDatabase(config: Config, sizes: DemoSizes, seed: number, nowUs: number, replace: boolean): Promise<boolean> {
   const database = await openDatabase(config.database);
   const progress = progressLine(demoRecordCount(sizes));
   try {
     await migrateToLatest(database.db);
-    const outcome = await loadOrExplain(() => loadDemo(database.db, sizes, seed, { replace, onProgress: progress?.update }));
+    const outcome = await loadOrExplain(() => loadDemo(database.db, sizes, seed, { replace, nowUs, onProgress: progress?.update }));
     progress?.clear();
     if (!outcome.loaded) {
       process.stderr.write(
@@ -80,7 +96,9 @@ async function fillDatabase(config: Config, sizes: DemoSizes, seed: number, repl
       return false;
     }
     const replaced = outcome.replaced.length ? ` (replacing ${describeCounts(outcome.replaced)})` : '';
-    process.stderr.write(`demo: loaded ${describeDemoSizes(sizes)} (seed ${seed}) into ${database.location}${replaced} ` + `in ${outcome.seconds.toFixed(2)} s\n`);
+    process.stderr.write(
+      `demo: loaded ${describeDemoSizes(sizes)} (seed ${seed}, now ${formatIsoUtc(nowUs)}) into ${database.location}${replaced} ` + `in ${outcome.seconds.toFixed(2)} s\n`,
+    );
     return true;
   } finally {
     progress?.clear();

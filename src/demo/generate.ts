@@ -2,14 +2,15 @@ import { EVENT_STATUSES } from '../resources/events.js';
 import { PROJECT_STATUSES } from '../resources/projects.js';
 import { formatIsoUtc } from '../time.js';
 import { emailFor, UsernameSource } from './names.js';
-import { DAY, HISTORY_END_US, HISTORY_START_US, isOpenAt, MINUTE, openingTimes } from './openings.js';
+import { DAY, demoNowProblem, HISTORY_START_US, HOUR, isOpenAt, MINUTE, openingTimes } from './openings.js';
 import { streamRandom, type Random } from './random.js';
 import { agenda, article, markdown, sentence } from './text.js';
 
 /**
  * The demo dataset, as Django dumpdata records: the demo is loaded by the same validating
  * importer as a real fixture, and can be exported like one. Records are produced lazily so a
- * million openings never sit in memory at once.
+ * million openings never sit in memory at once. The history ends at the moment it is generated
+ * (`now`): the door changed a few hours ago, events are coming, the last meetings are recent.
  */
 
 export interface DemoSizes {
@@ -55,16 +56,17 @@ export function demoRecordCount(sizes: DemoSizes): number {
 }
 
 /**
- * Same sizes and seed, same records. Users come first, then what refers to them, so each
- * reference points backwards. Throws a RangeError for sizes that `demoSizesProblem` rejects.
+ * Same sizes, seed and `nowUs` (microseconds since the epoch, the end of the history), same
+ * records. Users come first, then what refers to them, so each reference points backwards.
+ * Throws a RangeError for sizes that `demoSizesProblem` rejects or a moment `demoNowProblem` does.
  */
-export function* demoRecords(sizes: DemoSizes, seed: number = DEFAULT_DEMO_SEED): Generator<DemoRecord> {
-  const problem = demoSizesProblem(sizes);
+export function* demoRecords(sizes: DemoSizes, seed: number = DEFAULT_DEMO_SEED, nowUs: number = Date.now() * 1000): Generator<DemoRecord> {
+  const problem = demoSizesProblem(sizes) ?? demoNowProblem(nowUs);
   if (problem) throw new RangeError(problem);
   yield* userRecords(streamRandom(seed, 'users'), sizes.users);
-  yield* openingRecords(streamRandom(seed, 'openings'), sizes.openings);
-  yield* projectRecords(streamRandom(seed, 'projects'), sizes.projects, sizes.users);
-  yield* eventRecords(streamRandom(seed, 'events'), sizes.events, sizes.users);
+  yield* openingRecords(seed, sizes.openings, nowUs);
+  yield* projectRecords(streamRandom(seed, 'projects'), sizes.projects, sizes.users, nowUs);
+  yield* eventRecords(streamRandom(seed, 'events'), sizes.events, sizes.users, nowUs);
   yield* meetingRecords(streamRandom(seed, 'meetings'), sizes.meetings, sizes.events, sizes.users);
 }
 
@@ -80,9 +82,9 @@ function* userRecords(rng: Random, count: number): Generator<DemoRecord> {
   }
 }
 
-function* openingRecords(rng: Random, count: number): Generator<DemoRecord> {
+function* openingRecords(seed: number, count: number, nowUs: number): Generator<DemoRecord> {
   let index = 0;
-  for (const micros of openingTimes(rng, count)) {
+  for (const micros of openingTimes(seed, count, nowUs)) {
     yield {
       model: 'space.spacestatus',
       pk: index + 1,
@@ -111,7 +113,7 @@ const PROJECT_TITLES = [
 ] as const;
 
 /** Moments when something happened, whole seconds or with a fraction as Django stored them. */
-function randomInstant(rng: Random, from = HISTORY_START_US, to = HISTORY_END_US): number {
+function randomInstant(rng: Random, from: number, to: number): number {
   const micros = from + Math.floor(rng.next() * (to - from));
   const roll = rng.below(4);
   if (roll === 0) return micros;
@@ -127,7 +129,7 @@ function userIds(rng: Random, users: number, emptyChance: number, alsoMaybe?: nu
   return ids;
 }
 
-function* projectRecords(rng: Random, count: number, users: number): Generator<DemoRecord> {
+function* projectRecords(rng: Random, count: number, users: number, nowUs: number): Generator<DemoRecord> {
   for (let i = 0; i < count; i++) {
     const maintainer = rng.between(1, users);
     let participants = userIds(rng, users, 0.2, maintainer);
@@ -139,8 +141,9 @@ function* projectRecords(rng: Random, count: number, users: number): Generator<D
     if (i === 1) [participants, content] = [[...participants.filter((id) => id !== maintainer), maintainer], markdown(rng, 200)];
     if (i === 2) [status, progress] = ['f', 100];
     if (i === 3) [status, progress] = ['p', 0];
-    const created = randomInstant(rng, HISTORY_START_US, HISTORY_END_US - 200 * DAY);
-    const modified = randomInstant(rng, created, created + 200 * DAY);
+    const created = randomInstant(rng, HISTORY_START_US, nowUs - 60 * DAY);
+    // Half of them were touched in the last three months, as projects in progress are.
+    const modified = rng.chance(0.5) ? randomInstant(rng, Math.max(created, nowUs - 90 * DAY), nowUs - HOUR) : randomInstant(rng, created, nowUs - HOUR);
     yield {
       model: 'projects.project',
       pk: i + 1,
@@ -179,27 +182,65 @@ function eventPicture(rng: Random): string | null {
   return rng.pick(PICTURES);
 }
 
-/** Start and stop on the quarter hour, as people schedule them; either may be unknown. */
-function eventTimes(rng: Random): [number | null, number | null] {
-  if (rng.chance(0.08)) return [null, null];
-  const quarter = 15 * MINUTE;
-  let start = HISTORY_START_US + rng.below((HISTORY_END_US - HISTORY_START_US) / quarter) * quarter;
-  if (rng.chance(0.1)) start += rng.below(1000) * 1000;
-  if (rng.chance(0.1)) return [start, null];
-  return [start, start + rng.between(2, 40) * quarter];
+const MEETING_TITLES = ['Réunion', 'AG'] as const;
+
+/**
+ * When an event takes place, by its index alone (so that meetings can choose events without
+ * reading them): one in five in the coming six weeks, one in five in the last ten, the rest
+ * over the whole history; a few unscheduled, and one on the night the clocks went back in 2021.
+ */
+type EventPlacement = 'unscheduled' | 'clocks-back' | 'upcoming' | 'recent' | 'past';
+
+function eventPlacement(index: number): EventPlacement {
+  if (index % 25 === 0) return 'unscheduled';
+  if (index === 3) return 'clocks-back';
+  if (index % 5 === 2) return 'upcoming';
+  if (index % 5 === 4) return 'recent';
+  return 'past';
 }
 
-function* eventRecords(rng: Random, count: number, users: number): Generator<DemoRecord> {
+/** The event that the first meeting, the one still to come, is about: the first upcoming one. */
+const NEXT_MEETING_EVENT_INDEX = 2;
+
+const QUARTER = 15 * MINUTE;
+const UPCOMING_DAYS = 42;
+const RECENT_DAYS = 70;
+
+/** An evening start on the quarter hour (18:00 to 19:30 UTC) `days` days from the day of `nowUs`, and a stop two to four hours later. */
+function eveningTimes(rng: Random, nowUs: number, days: number): [number, number] {
+  const start = (Math.floor(nowUs / DAY) + days) * DAY + 18 * HOUR + rng.below(7) * QUARTER;
+  return [start, start + rng.between(8, 16) * QUARTER];
+}
+
+/** Start and stop on the quarter hour, as people schedule them; the start sometimes with milliseconds, the stop sometimes unknown. */
+function eventTimes(rng: Random, placement: EventPlacement, nowUs: number): [number | null, number | null] {
+  let start: number;
+  let stop: number;
+  if (placement === 'unscheduled') return [null, null];
+  // 02:30 in Brussels twice over: before and after the clocks go back.
+  if (placement === 'clocks-back') return [Date.UTC(2021, 9, 31, 0, 30) * 1000, Date.UTC(2021, 9, 31, 1, 30) * 1000];
+  if (placement === 'upcoming') [start, stop] = eveningTimes(rng, nowUs, rng.between(1, UPCOMING_DAYS));
+  else if (placement === 'recent') [start, stop] = eveningTimes(rng, nowUs, -rng.between(1, RECENT_DAYS));
+  else {
+    const before = nowUs - RECENT_DAYS * DAY;
+    start = HISTORY_START_US + rng.below((before - HISTORY_START_US) / QUARTER) * QUARTER;
+    stop = start + rng.between(2, 40) * QUARTER;
+    if (rng.chance(0.1)) start += rng.below(1000) * 1000;
+  }
+  return rng.chance(0.1) ? [start, null] : [start, stop];
+}
+
+function* eventRecords(rng: Random, count: number, users: number, nowUs: number): Generator<DemoRecord> {
   for (let i = 0; i < count; i++) {
-    let [start, stop] = eventTimes(rng);
+    const placement = eventPlacement(i);
+    const [start, scheduledStop] = eventTimes(rng, placement, nowUs);
+    const stop = i === 1 ? null : scheduledStop;
     let picture = eventPicture(rng);
-    if (i === 0) [start, stop] = [null, null];
-    if (i === 1) [start, stop] = [start ?? Date.UTC(2024, 9, 4, 20, 30) * 1000, null];
     if (i === 2) picture = PICTURES[0];
-    // 02:30 in Brussels twice over: before and after the clocks go back.
-    if (i === 3) [start, stop] = [Date.UTC(2021, 9, 31, 0, 30) * 1000, Date.UTC(2021, 9, 31, 1, 30) * 1000];
     if (i === 4) picture = '';
-    const title = rng.pick(EVENT_TITLES);
+    const meetingLike = placement === 'recent' || i === NEXT_MEETING_EVENT_INDEX;
+    const title = meetingLike ? rng.pick(MEETING_TITLES) : rng.pick(EVENT_TITLES);
+    const status = rng.pick(EVENT_STATUSES);
     yield {
       model: 'events.event',
       pk: i + 1,
@@ -208,7 +249,8 @@ function* eventRecords(rng: Random, count: number, users: number): Generator<Dem
         place: rng.pick(PLACES),
         start: start === null ? null : formatIsoUtc(start),
         stop: stop === null ? null : formatIsoUtc(stop),
-        status: rng.pick(EVENT_STATUSES),
+        // What is coming is announced: the dashboard lists only ready events.
+        status: placement === 'upcoming' ? 'r' : status,
         organizer: rng.between(1, users),
         description: rng.chance(0.1) ? '' : markdown(rng, rng.between(1, 10)),
         picture,
@@ -218,34 +260,46 @@ function* eventRecords(rng: Random, count: number, users: number): Generator<Dem
 }
 
 /**
- * Meetings take distinct events (a meeting is the minutes of one event), drawn with a partial
- * Fisher–Yates shuffle of the event ids: 4 bytes per event, not a list of records.
+ * Meetings take distinct events (a meeting is the minutes of one event), in this order: the next
+ * meeting's event, then recent events, then older ones (each group shuffled), unscheduled ones,
+ * and the other upcoming ones last. 4 bytes per event, not a list of records.
  */
-function* distinctEvents(rng: Random, count: number, events: number): Generator<number> {
+function meetingEventIds(rng: Random, events: number): Uint32Array {
   const ids = new Uint32Array(events);
-  for (let i = 0; i < events; i++) ids[i] = i + 1;
-  for (let i = 0; i < count; i++) {
-    const j = i + rng.below(events - i);
-    const chosen = ids[j];
-    ids[j] = ids[i];
-    ids[i] = chosen;
-    yield chosen;
-  }
+  let filled = 0;
+  const take = (wanted: (index: number) => boolean, shuffled: boolean) => {
+    const from = filled;
+    for (let index = 0; index < events; index++) if (wanted(index)) ids[filled++] = index + 1;
+    if (!shuffled) return;
+    for (let i = from; i < filled - 1; i++) {
+      const j = i + rng.below(filled - i);
+      [ids[i], ids[j]] = [ids[j], ids[i]];
+    }
+  };
+  take((index) => index === NEXT_MEETING_EVENT_INDEX, false);
+  take((index) => eventPlacement(index) === 'recent', true);
+  take((index) => eventPlacement(index) === 'past' || eventPlacement(index) === 'clocks-back', true);
+  take((index) => eventPlacement(index) === 'unscheduled', false);
+  take((index) => eventPlacement(index) === 'upcoming' && index !== NEXT_MEETING_EVENT_INDEX, false);
+  return ids;
 }
 
 function* meetingRecords(rng: Random, count: number, events: number, users: number): Generator<DemoRecord> {
-  const eventIds = distinctEvents(rng, count, events);
+  const eventIds = meetingEventIds(rng, events);
   for (let i = 0; i < count; i++) {
     const pk = i + 1;
+    const event = eventIds[i];
     let oj = rng.chance(0.08) ? '' : agenda(rng, rng.chance(0.25));
-    let pv = rng.chance(0.25) ? '' : markdown(rng, rng.between(1, 12));
+    let pv = rng.chance(0.1) ? '' : markdown(rng, rng.between(1, 12));
     let members = userIds(rng, users, 0.2);
+    // A meeting still to come has its agenda, but neither minutes nor attendance yet.
+    if (eventPlacement(event - 1) === 'upcoming') [pv, members] = ['', []];
     if (i === 0) [oj, pv, members] = [agenda(rng, true), '', []];
     yield {
       model: 'events.meeting',
       pk,
       fields: {
-        event: eventIds.next().value as number,
+        event,
         OJ: oj,
         PV: pv,
         members,

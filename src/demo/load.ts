@@ -8,6 +8,8 @@ import { demoRecords, type DemoSizes } from './generate.js';
 export interface LoadDemoOptions {
   /** Delete whatever the database holds first; without it, a non-empty database is left alone. */
   replace?: boolean;
+  /** Where the history ends, in microseconds since the epoch (default: the current time). */
+  nowUs?: number;
   onProgress?: (recordsRead: number) => void;
 }
 
@@ -26,7 +28,7 @@ export async function loadDemo(db: Db, sizes: DemoSizes, seed: number, options: 
     const existing = await nonEmptyCollections(trx);
     if (existing.length > 0 && !options.replace) return { loaded: false, existing };
     if (existing.length > 0) await clearAllData(trx);
-    const report = await importRecords(trx, demoRecords(sizes, seed), { onProgress: options.onProgress });
+    const report = await importRecords(trx, demoRecords(sizes, seed, options.nowUs ?? Date.now() * 1000), { onProgress: options.onProgress });
     return { loaded: true, report, replaced: existing, seconds: (performance.now() - started) / 1000 };
   });
 }

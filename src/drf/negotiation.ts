@@ -31,9 +31,7 @@ const MAX_REMEMBERED = 256;
  * equal q the more specific match (`text/html` beats `text/*` and `*\/*`); then the range listed
  * first in the header; then the route's order (JSON). Null when it admits neither (406). No
  * header, an empty one, `*\/*` and `application/json` pick JSON, exactly as before HTML existed.
- * Not on negotiator: it refuses what the contract admits (`application/json;q=0`,
- * `application/json; charset=utf-8`, an empty header) and costs 65–85 times as much on the common
- * headers (bench/micro/negotiation.ts).
+ * Not on negotiator: it refuses what the contract admits (a charset, an empty header) and costs 65–85 times as much.
  */
 export function preferredMedia(accept: string | undefined): Media | null {
   if (accept === undefined || accept === '*/*' || accept === 'application/json') return 'json';

@@ -1,5 +1,5 @@
 /**
- * A real browser for the web face's tests (../shared/spec/web.md §6): playwright-core driving the
+ * A real browser for the web face's tests (docs/web.md §6): playwright-core driving the
  * system's Chromium (Debian's `chromium` package; `.ci/run` installs it when missing). The pinned
  * playwright-core's bundled Chromium has the same major version as Debian's (see package.json).
  *

@@ -10,7 +10,7 @@ import { migrateToLatest } from '../../src/db/migrations.js';
 import pg from 'pg';
 import { importRecords } from '../../src/interchange/import.js';
 
-/** A copy of ../shared/data/sample-dumpdata.json, so that the suite runs from any checkout. */
+/** The sample dumpdata fixture, kept in the repository so that the suite runs from any checkout. */
 export const SAMPLE_FIXTURE = path.resolve(import.meta.dirname, '../fixtures/sample-dumpdata.json');
 
 export function sampleRecords(): unknown[] {

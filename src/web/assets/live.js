@@ -1,5 +1,5 @@
 /*
- * The dashboard's live state (../shared/spec/web.md §3). Plain ES2020 for the browser, no build step,
+ * The dashboard's live state (docs/web.md §3). Plain ES2020 for the browser, no build step,
  * written for a strict CSP (script-src 'self': no inline handlers, no eval). Loaded with `defer` on
  * `/` only; on a page without `#space-state` it does nothing.
  *
