@@ -78,7 +78,11 @@ module.exports = {
     ...HTTP_LAYERS.map(([name, path], i) =>
       layer(
         `${name}-no-upward`,
-        `src/${name === 'app' ? 'app.ts' : name + '/'} may import only the HTTP sub-layers below it (${HTTP_LAYERS.slice(0, i).map(([below]) => below).join(' < ') || 'none'}), itself, and the layers below HTTP.`,
+        `src/${name === 'app' ? 'app.ts' : name + '/'} may import only the HTTP sub-layers below it (${
+          HTTP_LAYERS.slice(0, i)
+            .map(([below]) => below)
+            .join(' < ') || 'none'
+        }), itself, and the layers below HTTP.`,
         path,
         [BASE, DB, RESOURCES, FEATURES, ...HTTP_LAYERS.slice(0, i + 1).map(([, below]) => below)],
       ),

@@ -75,12 +75,13 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const logger = deps.logger ?? { level: config.logLevel };
   const site: Site = { name: siteName(spaceApiSetup?.document, config), assets: new Assets(config.compressMinBytes) };
   const htmlErrors: HtmlError = (request, reply, status, body) => {
+    const facts = reader.of(request.raw);
     const page = htmlError(site, {
       method: request.method,
-      url: request.raw.url ?? '/',
-      accept: request.headers.accept,
+      target: facts.target,
+      preferred: facts.preferred,
       // Errors the framework raised before routing (a malformed URL) are routed here.
-      isPage: (request.routed ?? router.route(reader.of(request.raw).target)?.matched?.route)?.page ?? false,
+      isPage: (request.routed ?? router.route(facts.target)?.matched?.route)?.page ?? false,
       status,
       body,
       headers: reply.getHeaders(),
