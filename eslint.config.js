@@ -1,13 +1,14 @@
 // ESLint (flat config): `npm run lint`. The service's TypeScript gets typescript-eslint's
-// type-checked recommended rules; the plain JavaScript around it (bin/, scripts/, config files)
-// gets ESLint's recommended rules. test/ is not linted yet.
+// type-checked recommended rules, and so does the client's (client/src/); the plain JavaScript
+// around them (bin/, scripts/, client/scripts/, config files) gets ESLint's recommended rules.
+// test/ is not linted yet; client/src/schema.d.ts is openapi-typescript's output.
 import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  globalIgnores(['dist/', 'coverage/', 'data/', 'scratch/', 'bench/out/', 'test/']),
+  globalIgnores(['dist/', 'client/dist/', 'client/src/schema.d.ts', 'coverage/', 'data/', 'scratch/', 'bench/out/', 'test/']),
   {
     files: ['**/*.{js,mjs,cjs}'],
     extends: [js.configs.recommended],
@@ -18,7 +19,7 @@ export default defineConfig(
     languageOptions: { sourceType: 'commonjs' },
   },
   {
-    files: ['src/**/*.ts'],
+    files: ['src/**/*.ts', 'client/src/**/*.ts'],
     extends: [js.configs.recommended, tseslint.configs.recommendedTypeChecked],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },

@@ -14,6 +14,8 @@ export type Event = Schemas['Event'];
 export type Opening = Schemas['Openings'];
 export type SpaceStatus = Schemas['SpaceStatus'];
 export type SpaceHours = Schemas['SpaceHours'];
+/** `/spaceapi.json`: the space in the SpaceAPI format (version 15), as the official schema defines it. */
+export type SpaceApi = Schemas['SpaceApi'];
 /** The body of an error answer: `{ detail }`, or `{ field: [messages] }` for invalid fields. */
 export type ErrorBody = Schemas['Error'] | Schemas['FieldErrors'];
 

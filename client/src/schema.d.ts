@@ -745,6 +745,734 @@ export interface components {
       /** @constant */
       openapi: '3.1.0';
     };
+    /** @description SpaceAPI v15 */
+    SpaceApi: {
+      /** @description The versions your SpaceAPI endpoint supports */
+      api_compatibility: string[];
+      /** @description The name of your space */
+      space: string;
+      /** @description URL to your space logo */
+      logo: string;
+      /** @description URL to your space website */
+      url: string;
+      /** @description Position data such as a postal address or geographic coordinates. May be omitted for spaces without a fixed physical location. */
+      location?: {
+        /** @description The postal address of your space (street, block, housenumber, zip code, city, whatever you usually need in your country, and the country itself).<br>Examples: <ul><li>Netzladen e.V., Breite Straße 74, 53111 Bonn, Germany</li></ul> */
+        address?: string;
+        /** @description Latitude of your space location, in degree with decimal places. Use positive values for locations north of the equator, negative values for locations south of equator. */
+        lat?: number;
+        /** @description Longitude of your space location, in degree with decimal places. Use positive values for locations east of Greenwich, and negative values for locations west of Greenwich. */
+        lon?: number;
+        /**
+         * @description The timezone the space is located in. It should be formatted according to the <a target="_blank" href="https://en.wikipedia.org/wiki/List_of_tz_database_time_zones">TZ database location names</a>.
+         * @example Europe/Kyiv
+         * @example Antarctica/Palmer
+         */
+        timezone?: string;
+        /**
+         * @description Country code in ISO 3166 alpha-2 format
+         * @example CH
+         * @example DE
+         * @example UA
+         */
+        country_code?: string;
+        /**
+         * @description Information that can be used to describe how to access your space, if it is not trivial to find when standing at the address
+         * @example Ring the doorbell marked with HACKSPACE
+         * @example Knock three times, say Shibboleet and follow the white rabbit
+         */
+        hint?: string;
+        /** @description A list of areas in your space. Must include at least 1 area if defined. */
+        areas?: {
+          /**
+           * @description The name of this area
+           * @example Hackerspace
+           * @example Kitchen
+           * @example Workshop
+           */
+          name?: string;
+          /**
+           * @description A description of this area
+           * @example Our hackerspace area
+           * @example Woodworking machines and power tools
+           */
+          description?: string;
+          /**
+           * @description The size of this area in square meters
+           * @example 23.23
+           * @example 42
+           */
+          square_meters: number;
+        }[];
+      };
+      /** @description A flag indicating if the hackerspace uses SpaceFED, a federated login scheme so that visiting hackers can use the space WiFi with their home space credentials. */
+      spacefed?: {
+        /** @description See the <a target="_blank" href="https://spacefed.net/index.php/Category:Howto/Spacenet">wiki</a>. */
+        spacenet: boolean;
+        /** @description See the <a target="_blank" href="https://spacefed.net/index.php?title=Spacesaml">wiki</a>. */
+        spacesaml: boolean;
+      };
+      /** @description URL(s) of webcams in your space */
+      cam?: string[];
+      /** @description A collection of status-related data: actual open/closed status, icons, last change timestamp etc. */
+      state?: {
+        /** @description A flag which indicates whether the space is currently open or closed. The state 'undefined' can be achieved by omitting this field. A missing 'open' property carries the semantics of a temporary unavailability of the state, whereas the absence of the 'state' property itself means the state is generally not implemented for this space. */
+        open?: boolean;
+        /** @description The Unix timestamp (in seconds) when the space status changed most recently */
+        lastchange?: number;
+        /** @description The person who lastly changed the state e.g. opened or closed the space. */
+        trigger_person?: string;
+        /** @description An additional free-form string, could be something like <samp>'open for public'</samp>, <samp>'members only'</samp> or whatever you want it to be */
+        message?: string;
+        /** @description Icons that show the status graphically */
+        icon?: {
+          /** @description The URL to your customized space logo showing an open space */
+          open: string;
+          /** @description The URL to your customized space logo showing a closed space */
+          closed: string;
+        };
+      };
+      /** @description Events which happened recently in your space and which could be interesting to the public, like 'User X has entered/triggered/did something at timestamp Z' */
+      events?: {
+        /** @description Name or other identity of the subject (e.g. <samp>J. Random Hacker</samp>, <samp>fridge</samp>, <samp>3D printer</samp>, …) */
+        name: string;
+        /** @description Action (e.g. <samp>check-in</samp>, <samp>check-out</samp>, <samp>finish-print</samp>, …). Define your own actions and use them consistently, canonical actions are not (yet) specified */
+        type: string;
+        /** @description The Unix timestamp (in seconds) when the event occurred. */
+        timestamp: number;
+        /** @description A custom text field to give more information about the event */
+        extra?: string;
+      }[];
+      /** @description Contact information about your space */
+      contact: {
+        /**
+         * @description Phone number, including country code with a leading plus sign
+         * @example +1 800 555 4567
+         * @example +41 79 123 45 67
+         */
+        phone?: string;
+        /**
+         * @description URI for Voice-over-IP via SIP
+         * @example sip:yourspace@sip.example.org
+         */
+        sip?: string;
+        /** @description Persons who carry a key and are able to open the space upon request. One of the fields irc_nick, phone, email or twitter must be specified. */
+        keymasters?: {
+          /** @description Real name */
+          name?: string;
+          /** @description Contact the person with this nickname directly in irc if available. The irc channel to be used is defined in the contact/irc field. */
+          irc_nick?: string;
+          /**
+           * @description Phone number, including country code with a leading plus sign
+           * @example +1 800 555 4567
+           * @example +41 79 123 45 67
+           */
+          phone?: string;
+          /** @description Email address which can be base64 encoded. */
+          email?: string;
+          /**
+           * @description Twitter username with leading <code>@</code>
+           * @example @space_api
+           */
+          twitter?: string;
+          /** @description XMPP (Jabber) ID */
+          xmpp?: string;
+          /**
+           * @description Mastodon username
+           * @example @ordnung@chaos.social
+           */
+          mastodon?: string;
+          /**
+           * @description Matrix username (including domain)
+           * @example @user:example.org
+           */
+          matrix?: string;
+        }[];
+        /**
+         * @description URL of the IRC channel
+         * @example irc://example.org/#channelname
+         */
+        irc?: string;
+        /**
+         * @description Twitter username with leading <code>@</code>
+         * @example @space_api
+         */
+        twitter?: string;
+        /**
+         * @description Mastodon username
+         * @example @ordnung@chaos.social
+         */
+        mastodon?: string;
+        /** @description Facebook account URL. */
+        facebook?: string;
+        /** @description Identi.ca or StatusNet account, in the form <samp>yourspace@example.org</samp> */
+        identica?: string;
+        /** @description Foursquare ID, in the form <samp>4d8a9114d85f3704eab301dc</samp>. */
+        foursquare?: string;
+        /** @description E-mail address for contacting your space. If this is a mailing list consider to use the contact/ml field. */
+        email?: string;
+        /** @description The e-mail address of your mailing list. If you use Google Groups then the e-mail looks like <samp>your-group@googlegroups.com</samp>. */
+        ml?: string;
+        /** @description A public Jabber/XMPP multi-user chatroom in the form <samp>chatroom@conference.example.net</samp> */
+        xmpp?: string;
+        /** @description A separate email address for issue reports. This value can be Base64-encoded. */
+        issue_mail?: string;
+        /**
+         * @description A URL to find information about the Space in the Gopherspace
+         * @example gopher://gopher.binary-kitchen.de
+         */
+        gopher?: string;
+        /**
+         * @description Matrix channel/community for the Hackerspace
+         * @example #spaceroom:example.org
+         * @example +spacecommunity:example.org
+         */
+        matrix?: string;
+        /**
+         * @description URL to a Mumble server/channel, as specified in https://wiki.mumble.info/wiki/Mumble_URL
+         * @example mumble://mumble.example.org/spaceroom?version=1.2.0
+         */
+        mumble?: string;
+      };
+      /** @description Data of various sensors in your space (e.g. temperature, humidity, amount of Club-Mate left, …). The only canonical property is the <em>temp</em> property, additional sensor types may be defined by you. In this case, you are requested to share your definition for inclusion in this specification. */
+      sensors?: {
+        /** @description Temperature sensor. To convert from one unit of temperature to another consider <a href="http://en.wikipedia.org/wiki/Temperature_conversion_formulas" target="_blank">Wikipedia</a>. */
+        temperature?: {
+          /** @description The sensor value */
+          value: number;
+          /**
+           * @description The unit of the sensor value.
+           * @enum {string}
+           */
+          unit: '°C' | '°F' | 'K' | '°De' | '°N' | '°R' | '°Ré' | '°Rø';
+          /**
+           * @description The location of your sensor
+           * @example Outside
+           * @example Inside
+           * @example Ceiling
+           * @example Room 1
+           */
+          location: string;
+          /** @description This field is an additional field to give your sensor a name. This can be useful if you have multiple sensors in the same location. */
+          name?: string;
+          /** @description An extra field that you can use to attach some additional information to this sensor instance */
+          description?: string;
+          /** @description The Unix timestamp (in seconds) when the sensor value changed most recently */
+          lastchange?: number;
+        }[];
+        /** @description CO2 sensor */
+        carbondioxide?: {
+          /** @description The sensor value */
+          value: number;
+          /**
+           * @description The unit of the sensor value.
+           * @enum {string}
+           */
+          unit: 'ppm' | 'vol%';
+          /**
+           * @description The location of your sensor
+           * @example Outside
+           * @example Inside
+           * @example Ceiling
+           * @example Room 1
+           */
+          location: string;
+          /** @description This field is an additional field to give your sensor a name. This can be useful if you have multiple sensors in the same location. */
+          name?: string;
+          /** @description An extra field that you can use to attach some additional information to this sensor instance */
+          description?: string;
+          /** @description The Unix timestamp (in seconds) when the sensor value changed most recently */
+          lastchange?: number;
+        }[];
+        /** @description Sensor type to indicate if a certain door is locked. */
+        door_locked?: {
+          /** @description The sensor value */
+          value: boolean;
+          /**
+           * @description The location of your sensor
+           * @example Front door
+           * @example Chill room
+           * @example Lab
+           */
+          location: string;
+          /** @description This field is an additional field to give your sensor a name. This can be useful if you have multiple sensors in the same location. */
+          name?: string;
+          /** @description An extra field that you can use to attach some additional information to this sensor instance */
+          description?: string;
+          /** @description The Unix timestamp (in seconds) when the sensor value changed most recently */
+          lastchange?: number;
+        }[];
+        /** @description Barometer sensor */
+        barometer?: {
+          /** @description The sensor value */
+          value: number;
+          /**
+           * @description The unit of pressure used by your sensor
+           * @enum {string}
+           */
+          unit: 'hPa';
+          /**
+           * @description The location of your sensor
+           * @example Outside
+           * @example Inside
+           * @example Lab
+           */
+          location: string;
+          /** @description This field is an additional field to give your sensor a name. This can be useful if you have multiple sensors in the same location. */
+          name?: string;
+          /** @description An extra field that you can use to attach some additional information to this sensor instance */
+          description?: string;
+          /** @description The Unix timestamp (in seconds) when the sensor value changed most recently */
+          lastchange?: number;
+        }[];
+        /** @description Compound radiation sensor. Check this <a rel="nofollow" href="https://sites.google.com/site/diygeigercounter/technical/gm-tubes-supported" target="_blank">resource</a>. */
+        radiation?: {
+          /** @description An alpha sensor */
+          alpha?: {
+            /** @description Observed counts per minute (ocpm) or actual radiation value. If the value are the observed counts then the dead_time and conversion_factor fields must be defined as well. CPM formula: <div>cpm = ocpm ( 1 + 1 / (1 - ocpm x dead_time) )</div> Conversion formula: <div>µSv/h = cpm x conversion_factor</div> */
+            value: number;
+            /**
+             * @description Choose the appropriate unit for your radiation sensor instance
+             * @enum {string}
+             */
+            unit: 'cpm' | 'r/h' | 'µSv/h' | 'mSv/a' | 'µSv/a';
+            /** @description The dead time in µs. See the description of the value field to see how to use the dead time. */
+            dead_time?: number;
+            /** @description The conversion from the <em>cpm</em> unit to another unit hardly depends on your tube type. See the description of the value field to see how to use the conversion factor. <strong>Note:</strong> only trust your manufacturer if it comes to the actual factor value. The internet seems <a rel="nofollow" href="http://sapporohibaku.wordpress.com/2011/10/15/conversion-factor/" target="_blank">full of wrong copy & pastes</a>, don't even trust your neighbour hackerspace. If in doubt ask the tube manufacturer. */
+            conversion_factor?: number;
+            /**
+             * @description The location of your sensor
+             * @example Outside
+             * @example Roof
+             * @example Lab
+             */
+            location?: string;
+            /** @description This field is an additional field to give your sensor a name. This can be useful if you have multiple sensors in the same location. */
+            name?: string;
+            /** @description An extra field that you can use to attach some additional information to this sensor instance */
+            description?: string;
+            /** @description The Unix timestamp (in seconds) when the sensor value changed most recently */
+            lastchange?: number;
+          }[];
+          /** @description A beta sensor */
+          beta?: {
+            /** @description Observed counts per minute (ocpm) or actual radiation value. If the value are the observed counts then the dead_time and conversion_factor fields must be defined as well. CPM formula: <div>cpm = ocpm ( 1 + 1 / (1 - ocpm x dead_time) )</div> Conversion formula: <div>µSv/h = cpm x conversion_factor</div> */
+            value: number;
+            /**
+             * @description Choose the appropriate unit for your radiation sensor instance
+             * @enum {string}
+             */
+            unit: 'cpm' | 'r/h' | 'µSv/h' | 'mSv/a' | 'µSv/a';
+            /** @description The dead time in µs. See the description of the value field to see how to use the dead time. */
+            dead_time?: number;
+            /** @description The conversion from the <em>cpm</em> unit to another unit hardly depends on your tube type. See the description of the value field to see how to use the conversion factor. <strong>Note:</strong> only trust your manufacturer if it comes to the actual factor value. The internet seems <a rel="nofollow" href="http://sapporohibaku.wordpress.com/2011/10/15/conversion-factor/" target="_blank">full of wrong copy & pastes</a>, don't even trust your neighbour hackerspace. If in doubt ask the tube manufacturer. */
+            conversion_factor?: number;
+            /**
+             * @description The location of your sensor
+             * @example Outside
+             * @example Roof
+             * @example Lab
+             */
+            location?: string;
+            /** @description This field is an additional field to give your sensor a name. This can be useful if you have multiple sensors in the same location. */
+            name?: string;
+            /** @description An extra field that you can use to attach some additional information to this sensor instance */
+            description?: string;
+            /** @description The Unix timestamp (in seconds) when the sensor value changed most recently */
+            lastchange?: number;
+          }[];
+          /** @description A gamma sensor */
+          gamma?: {
+            /** @description Observed counts per minute (ocpm) or actual radiation value. If the value are the observed counts then the dead_time and conversion_factor fields must be defined as well. CPM formula: <div>cpm = ocpm ( 1 + 1 / (1 - ocpm x dead_time) )</div> Conversion formula: <div>µSv/h = cpm x conversion_factor</div> */
+            value: number;
+            /**
+             * @description Choose the appropriate unit for your radiation sensor instance
+             * @enum {string}
+             */
+            unit: 'cpm' | 'r/h' | 'µSv/h' | 'mSv/a' | 'µSv/a';
+            /** @description The dead time in µs. See the description of the value field to see how to use the dead time. */
+            dead_time?: number;
+            /** @description The conversion from the <em>cpm</em> unit to another unit hardly depends on your tube type. See the description of the value field to see how to use the conversion factor. <strong>Note:</strong> only trust your manufacturer if it comes to the actual factor value. The internet seems <a rel="nofollow" href="http://sapporohibaku.wordpress.com/2011/10/15/conversion-factor/" target="_blank">full of wrong copy & pastes</a>, don't even trust your neighbour hackerspace. If in doubt ask the tube manufacturer. */
+            conversion_factor?: number;
+            /**
+             * @description The location of your sensor
+             * @example Outside
+             * @example Roof
+             * @example Lab
+             */
+            location?: string;
+            /** @description This field is an additional field to give your sensor a name. This can be useful if you have multiple sensors in the same location. */
+            name?: string;
+            /** @description An extra field that you can use to attach some additional information to this sensor instance */
+            description?: string;
+            /** @description The Unix timestamp (in seconds) when the sensor value changed most recently */
+            lastchange?: number;
+          }[];
+          /** @description A sensor which cannot filter beta and gamma radiation separately. */
+          beta_gamma?: {
+            /** @description Observed counts per minute (ocpm) or actual radiation value. If the value are the observed counts then the dead_time and conversion_factor fields must be defined as well. CPM formula: <div>cpm = ocpm ( 1 + 1 / (1 - ocpm x dead_time) )</div> Conversion formula: <div>µSv/h = cpm x conversion_factor</div> */
+            value: number;
+            /**
+             * @description Choose the appropriate unit for your radiation sensor instance
+             * @enum {string}
+             */
+            unit: 'cpm' | 'r/h' | 'µSv/h' | 'mSv/a' | 'µSv/a';
+            /** @description The dead time in µs. See the description of the value field to see how to use the dead time. */
+            dead_time?: number;
+            /** @description The conversion from the <em>cpm</em> unit to another unit hardly depends on your tube type. See the description of the value field to see how to use the conversion factor. <strong>Note:</strong> only trust your manufacturer if it comes to the actual factor value. The internet seems <a rel="nofollow" href="http://sapporohibaku.wordpress.com/2011/10/15/conversion-factor/" target="_blank">full of wrong copy & pastes</a>, don't even trust your neighbour hackerspace. If in doubt ask the tube manufacturer. */
+            conversion_factor?: number;
+            /**
+             * @description The location of your sensor
+             * @example Outside
+             * @example Roof
+             * @example Lab
+             */
+            location?: string;
+            /** @description This field is an additional field to give your sensor a name. This can be useful if you have multiple sensors in the same location. */
+            name?: string;
+            /** @description An extra field that you can use to attach some additional information to this sensor instance */
+            description?: string;
+            /** @description The Unix timestamp (in seconds) when the sensor value changed most recently */
+            lastchange?: number;
+          }[];
+        };
+        /** @description Humidity sensor */
+        humidity?: {
+          /** @description The sensor value */
+          value: number;
+          /**
+           * @description The humidity unit
+           * @enum {string}
+           */
+          unit: '%';
+          /**
+           * @description The location of your sensor
+           * @example Outside
+           * @example Roof
+           * @example Lab
+           */
+          location: string;
+          /** @description This field is an additional field to give your sensor a name. This can be useful if you have multiple sensors in the same location. */
+          name?: string;
+          /** @description An extra field that you can use to attach some additional information to this sensor instance */
+          description?: string;
+          /** @description The Unix timestamp (in seconds) when the sensor value changed most recently */
+          lastchange?: number;
+        }[];
+        /** @description How much Mate and beer is in your fridge? */
+        beverage_supply?: {
+          /** @description The sensor value */
+          value: number;
+          /**
+           * @description The unit, either <samp>btl</samp> for bottles or <samp>crt</samp> for crates
+           * @enum {string}
+           */
+          unit: 'btl' | 'crt';
+          /**
+           * @description The location of your sensor
+           * @example Entrance
+           * @example Room 1
+           * @example Fridge 3
+           * @example Lab
+           */
+          location?: string;
+          /** @description This field is an additional field to give your sensor a name. This can be useful if you have multiple sensors in the same location. */
+          name?: string;
+          /** @description An extra field that you can use to attach some additional information to this sensor instance */
+          description?: string;
+          /** @description The Unix timestamp (in seconds) when the sensor value changed most recently */
+          lastchange?: number;
+        }[];
+        /** @description The power consumption of a specific device or of your whole space */
+        power_consumption?: {
+          /** @description The sensor value */
+          value: number;
+          /**
+           * @description The power unit
+           * @enum {string}
+           */
+          unit: 'W' | 'VA';
+          /**
+           * @description The location of your sensor
+           * @example Room 1
+           * @example Lab
+           */
+          location: string;
+          /** @description This field is an additional field to give your sensor a name. This can be useful if you have multiple sensors in the same location. */
+          name?: string;
+          /** @description An extra field that you can use to attach some additional information to this sensor instance */
+          description?: string;
+          /** @description The Unix timestamp (in seconds) when the sensor value changed most recently */
+          lastchange?: number;
+        }[];
+        /** @description The power generation of a specific device or of your whole space */
+        power_generation?: {
+          /** @description The sensor value */
+          value: number;
+          /**
+           * @description The unit of the sensor value.
+           * @enum {string}
+           */
+          unit: 'W' | 'VA';
+          /**
+           * @description The location of your sensor
+           * @example Room 1
+           * @example Lab
+           */
+          location: string;
+          /** @description This field is an additional field to give your sensor a name. This can be useful if you have multiple sensors in the same location. */
+          name?: string;
+          /** @description An extra field that you can use to attach some additional information to this sensor instance */
+          description?: string;
+          /** @description The Unix timestamp (in seconds) when the sensor value changed most recently */
+          lastchange?: number;
+        }[];
+        /** @description Your wind sensor */
+        wind?: {
+          properties: {
+            speed: {
+              /** @description The sensor value */
+              value: number;
+              /**
+               * @description The wind speed unit
+               * @enum {string}
+               */
+              unit: 'm/s' | 'km/h' | 'kn';
+            };
+            gust: {
+              /** @description The sensor value */
+              value: number;
+              /**
+               * @description The gust speed unit
+               * @enum {string}
+               */
+              unit: 'm/s' | 'km/h' | 'kn';
+            };
+            /** @description The wind direction in degrees */
+            direction: {
+              /** @description The sensor value */
+              value: number;
+              /**
+               * @description The direction unit
+               * @enum {string}
+               */
+              unit: '°';
+            };
+            /** @description Height above mean sea level */
+            elevation: {
+              /** @description The sensor value */
+              value: number;
+              /**
+               * @description The elevation unit
+               * @enum {string}
+               */
+              unit: 'm';
+            };
+          };
+          /**
+           * @description The location of your sensor
+           * @example Roof
+           * @example Entrance
+           */
+          location: string;
+          /** @description This field is an additional field to give your sensor a name. This can be useful if you have multiple sensors in the same location. */
+          name?: string;
+          /** @description An extra field that you can use to attach some additional information to this sensor instance */
+          description?: string;
+          /** @description The Unix timestamp (in seconds) when the sensor value changed most recently */
+          lastchange?: number;
+        }[];
+        /** @description This sensor type is to specify the currently active ethernet or wireless network devices. You can create different instances for each network type. */
+        network_connections?: {
+          /**
+           * @description This field is optional but you can use it to the network type such as <samp>wifi</samp> or <samp>cable</samp>. You can even expose the number of <a href="https://spacefed.net/wiki/index.php/Spacenet" target="_blank">spacenet</a>-authenticated connections.
+           * @enum {string}
+           */
+          type?: 'wifi' | 'cable' | 'spacenet';
+          /** @description The amount of network connections. */
+          value: number;
+          /** @description The machines that are currently connected with the network. */
+          machines?: {
+            /** @description The machine name. */
+            name?: string;
+            /** @description The machine's MAC address of the format <samp>D3:3A:DB:EE:FF:00</samp>. */
+            mac: string;
+          }[];
+          /**
+           * @description The location of your sensor
+           * @example Lab
+           * @example Room 1
+           */
+          location?: string;
+          /** @description This field is an additional field to give your sensor a name. This can be useful if you have multiple sensors in the same location. */
+          name?: string;
+          /** @description An extra field that you can use to attach some additional information to this sensor instance */
+          description?: string;
+          /** @description The Unix timestamp (in seconds) when the sensor value changed most recently */
+          lastchange?: number;
+        }[];
+        /** @description How rich is your hackerspace? */
+        account_balance?: {
+          /** @description How much? */
+          value: number;
+          /** @description What's the currency? It should be formatted according to <a href="https://en.wikipedia.org/wiki/ISO_4217" target="_blank">ISO 4217</a> short-code format. */
+          unit: string;
+          /** @description If you have more than one account you can use this field to specify where it is. */
+          location?: string;
+          /** @description Give your sensor instance a name. */
+          name?: string;
+          /** @description An extra field that you can use to attach some additional information to this sensor instance */
+          description?: string;
+          /** @description The Unix timestamp (in seconds) when the sensor value changed most recently */
+          lastchange?: number;
+        }[];
+        /** @description Specify the number of space members. */
+        total_member_count?: {
+          /** @description The amount of your space members. */
+          value: number;
+          /** @description Specify the location if your hackerspace has different departments (for whatever reason). This field is for one department. Every department should have its own sensor instance. */
+          location?: string;
+          /** @description You can use this field to specify if this sensor instance counts active or inactive members. */
+          name?: string;
+          /** @description An extra field that you can use to attach some additional information to this sensor instance */
+          description?: string;
+          /** @description The Unix timestamp (in seconds) when the sensor value changed most recently */
+          lastchange?: number;
+        }[];
+        /** @description Specify the number of people that are currently in your space. Optionally you can define a list of names. */
+        people_now_present?: {
+          /** @description The amount of present people. */
+          value: number;
+          /** @description If you use multiple sensor instances for different rooms, use this field to indicate the location. */
+          location?: string;
+          /** @description Give this sensor a name if necessary at all. Use the location field for the rooms. This field is not intended to be used for names of hackerspace members. Use the field 'names' instead. */
+          name?: string;
+          /** @description List of hackerspace members that are currently occupying the space. */
+          names?: string[];
+          /** @description An extra field that you can use to attach some additional information to this sensor instance */
+          description?: string;
+          /** @description The Unix timestamp (in seconds) when the sensor value changed most recently */
+          lastchange?: number;
+        }[];
+        /** @description The current network traffic, in bits/second or packets/second (or both) */
+        network_traffic?: {
+          properties: {
+            bits_per_second?: {
+              /** @description The measurement value, in bits/second */
+              value: number;
+              /** @description The maximum available throughput in bits/second, e.g. as sold by your ISP */
+              maximum?: number;
+            };
+            packets_per_second?: {
+              /** @description The measurement value, in packets/second */
+              value: number;
+            };
+          };
+          /** @description Name of the measurement, e.g. to distinguish between upstream and downstream traffic */
+          name?: string;
+          /** @description Location the measurement relates to, e.g. <samp>WiFi</samp> or <samp>Uplink</samp> */
+          location?: string;
+          /** @description An extra field that you can use to attach some additional information to this sensor instance */
+          description?: string;
+          /** @description The Unix timestamp (in seconds) when the sensor value changed most recently */
+          lastchange?: number;
+        }[];
+      };
+      /** @description Feeds where users can get updates of your space */
+      feeds?: {
+        blog?: {
+          /**
+           * @description Type of the feed
+           * @example rss
+           * @example atom
+           * @example ical
+           */
+          type?: string;
+          /** @description Feed URL */
+          url: string;
+        };
+        wiki?: {
+          /**
+           * @description Type of the feed
+           * @example rss
+           * @example atom
+           * @example ical
+           */
+          type?: string;
+          /** @description Feed URL */
+          url: string;
+        };
+        calendar?: {
+          /**
+           * @description Type of the feed
+           * @example rss
+           * @example atom
+           * @example ical
+           */
+          type?: string;
+          /** @description Feed URL */
+          url: string;
+        };
+        flickr?: {
+          /**
+           * @description Type of the feed
+           * @example rss
+           * @example atom
+           * @example ical
+           */
+          type?: string;
+          /** @description Feed URL */
+          url: string;
+        };
+      };
+      /** @description Your project sites (links to GitHub, wikis or wherever your projects are hosted) */
+      projects?: string[];
+      /** @description Arbitrary links that you'd like to share */
+      links?: {
+        /** @description The link name. */
+        name: string;
+        /** @description An extra field for a more detailed description of the link */
+        description?: string;
+        /** @description The URL. */
+        url: string;
+      }[];
+      /** @description A list of the different membership plans your hackerspace might have. Set the value according to your billing process. For example, if your membership fee is 10€ per month, but you bill it yearly (aka. the member pays the fee once per year), set the amount to 120 an the billing_interval to yearly. */
+      membership_plans?: {
+        /**
+         * @description The name of the membership plan
+         * @example Student Membership
+         * @example Normal Membership
+         */
+        name: string;
+        /** @description How much does this plan cost? */
+        value: number;
+        /**
+         * @description What's the currency? It should be formatted according to <a href="https://en.wikipedia.org/wiki/ISO_4217" target="_blank">ISO 4217</a> short-code format.
+         * @example EUR
+         * @example USD
+         * @example CHF
+         */
+        currency: string;
+        /**
+         * @description How often is the membership billed? If you select other, please specify in the description what your billing interval is.
+         * @enum {string}
+         */
+        billing_interval: 'yearly' | 'quarterly' | 'monthly' | 'weekly' | 'daily' | 'hourly' | 'other';
+        /** @description A free form string. */
+        description?: string;
+      }[];
+      /** @description A list of spaces you know and feel connected too. */
+      linked_spaces?: (
+        | {
+            /** @description The SpaceAPI endpoint of the space */
+            endpoint?: string;
+            /** @description The website of the space */
+            website?: string;
+          }
+        | unknown
+        | unknown
+      )[];
+    };
   };
   responses: {
     /** @description Not Modified: the `If-None-Match` tag (or `If-Modified-Since` date) still matches; no body. */
@@ -3353,7 +4081,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': Record<string, never>;
+          'application/json': components['schemas']['SpaceApi'];
         };
       };
       304: components['responses']['NotModified'];

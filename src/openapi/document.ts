@@ -20,9 +20,9 @@ import {
   type OpenApiOptions,
 } from './components.js';
 import { schemaName } from './operations.js';
+import { spaceApiSchemas } from './spaceapi-schema.js';
 
 export type { OpenApiOptions } from './components.js';
-export { SPACEAPI_SCHEMA_ID } from './outside-api.js';
 
 /**
  * The API as an OpenAPI 3.1 document (`GET /api/schema/`), built once at start from what the
@@ -89,6 +89,7 @@ export function openApiDocument(options: OpenApiOptions): Json {
     LegacyDoorError: plain(LegacyDoorError),
     BrowsablePage: { type: 'string', description: "The browsable API: the same answer as an HTML page, for a person's browser" },
     OpenApiDocument: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { const: '3.1.0' } }, description: 'An OpenAPI 3.1 document: this one' },
+    ...spaceApiSchemas(),
   });
   return {
     openapi: '3.1.0',

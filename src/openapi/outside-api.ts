@@ -1,9 +1,6 @@
 import { SPACEAPI_MAX_AGE_SECONDS } from '../spaceapi/document.js';
-import { SPACEAPI_SCHEMAS } from '../spaceapi/schema.js';
 import { ETAG, ref, refs, RETRY_AFTER, type Json } from './components.js';
-
-/** The SpaceAPI schema `/spaceapi.json` is valid against (bundled in spaceapi/, published at its `$id`). */
-export const SPACEAPI_SCHEMA_ID: string = SPACEAPI_SCHEMAS['15'].$id;
+import { SPACEAPI_SCHEMA_NAME, SPACEAPI_VERSION } from './spaceapi-schema.js';
 
 /** The path items of the routes outside `/api/`: SpaceAPI, the health check, the original door scripts' route. */
 function outsideApiItems() {
@@ -11,9 +8,9 @@ function outsideApiItems() {
     tags: ['space'],
     responses: {
       200: {
-        description: `The space in the SpaceAPI format (version 15; \`Cache-Control: max-age=${SPACEAPI_MAX_AGE_SECONDS}\`)`,
+        description: `The space in the SpaceAPI format (version ${SPACEAPI_VERSION}; \`Cache-Control: max-age=${SPACEAPI_MAX_AGE_SECONDS}\`)`,
         headers: ETAG,
-        content: { 'application/json': { schema: { $ref: SPACEAPI_SCHEMA_ID } } },
+        content: { 'application/json': { schema: ref(SPACEAPI_SCHEMA_NAME) } },
       },
       ...refs({ 304: 'NotModified', 404: 'NotFound', 500: 'InternalError', 503: 'Unavailable' }),
     },

@@ -4,8 +4,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { configFrom, type AvatarField } from '../../src/config.js';
 import { decodePath } from '../../src/drf/routes.js';
-import { openApiDocument, SPACEAPI_SCHEMA_ID } from '../../src/openapi/document.js';
-import { schemaProblems } from '../../src/spaceapi/schema.js';
+import { openApiDocument } from '../../src/openapi/document.js';
 
 /**
  * Every response the suite receives from the service, checked against the OpenAPI document the
@@ -133,11 +132,6 @@ class DocumentCheck {
   }
 
   private validate(schema: Json, body: unknown): string | null {
-    // The SpaceAPI document is checked against the SpaceAPI schema the service bundles (draft-07, another dialect).
-    if (schema.$ref === SPACEAPI_SCHEMA_ID) {
-      const problems = schemaProblems(body, '15');
-      return problems.length === 0 ? null : problems.join('; ');
-    }
     let validate = this.validators.get(schema);
     if (validate === undefined) {
       validate = this.ajv.compile({ ...rebased(schema) });

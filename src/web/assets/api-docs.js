@@ -109,22 +109,6 @@
     return lines.join(' \\\n  ');
   }
 
-  /**
-   * A `$ref` to another document (the SpaceAPI schema, at its `$id` on its own site) would be
-   * fetched by Redoc from that origin, which the page's CSP refuses (connect-src 'self'): it is
-   * shown as a link instead.
-   */
-  function withoutExternalRefs(node) {
-    if (Array.isArray(node)) return node.map(withoutExternalRefs);
-    if (node === null || typeof node !== 'object') return node;
-    if (typeof node.$ref === 'string' && node.$ref.charAt(0) !== '#') {
-      return { type: 'object', description: 'A document valid against the JSON schema at <' + node.$ref + '>.' };
-    }
-    var out = {};
-    for (var key in node) out[key] = withoutExternalRefs(node[key]);
-    return out;
-  }
-
   function addSamples(spec) {
     var server = spec.servers && spec.servers[0] && spec.servers[0].url;
     var base = new URL(server || '/', location.href).href.replace(/\/$/, '');
@@ -147,7 +131,7 @@
     })
     .then(function (spec) {
       window.Redoc.init(
-        addSamples(withoutExternalRefs(spec)),
+        addSamples(spec),
         {
           // Search runs in a Worker made from a blob: URL, which the page's CSP refuses.
           disableSearch: true,
