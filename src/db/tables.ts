@@ -196,6 +196,14 @@ export type VersionedTable = TablesWith<{ versioned: true }>;
 export type CollectionTable = TablesWith<{ collection: string }>;
 export type ModelTable = TablesWith<{ model: string }>;
 export type LinkTable = TablesWith<{ link: object }>;
+/** `table.column` for each foreign key to `Target` whose deletion `OnDelete` governs. */
+export type ReferenceTo<Target extends TableName, OnDelete extends ForeignKey<unknown>['onDelete'] = ForeignKey<unknown>['onDelete']> = {
+  [T in TableName]: Tables[T] extends { foreignKeys: readonly (infer Key)[] }
+    ? Key extends { column: infer Column extends string; references: Target; onDelete: OnDelete }
+      ? `${T}.${Column}`
+      : never
+    : never;
+}[TableName];
 /** The original's models, as fixtures name them. */
 export type ModelName = Tables[ModelTable]['model'];
 
