@@ -9,7 +9,7 @@ import { engineOf } from './connection.js';
  *
  * Each migration is frozen: it names the tables it touches as they were when it was written,
  * never today's lists (db/tables.ts), so that a new table declared there does not change what an
- * old migration does (`npm run lint:deps` forbids the import). test/schema-declaration.test.ts
+ * old migration does (`npm run lint:deps` forbids the import). test/registry.test.ts
  * checks that all of them together give today's declaration.
  */
 const deferred = sql`deferrable initially deferred`;

@@ -5,7 +5,7 @@ import type { Database } from './schema.js';
  * the collection and the original's model it holds, what it refers to, and its named indexes.
  * The counted and versioned tables, the collection registry's tables, the interchange models'
  * order, the join tables and the references a user's deletion must clear are derived from here;
- * test/schema-declaration.test.ts checks that migrating a new database gives exactly this.
+ * test/registry.test.ts checks that migrating a new database gives exactly this.
  * Migrations never import it: each spells out the tables it touches as they were then.
  */
 export interface TableDeclaration<Row> {
