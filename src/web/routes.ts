@@ -1,5 +1,6 @@
 import type { Db } from '../db/connection.js';
 import type { VersionedTable } from '../db/table-versions.js';
+import { collections } from '../drf/collections.js';
 import { parseId } from '../drf/routes.js';
 import { eventsForCalendar } from '../resources/calendar-events.js';
 import type { TimeFormatter } from '../time.js';
@@ -37,11 +38,15 @@ export interface PageRoute {
 
 const ALLOW = 'GET, HEAD';
 const PAGE_HEADERS = { allow: ALLOW, vary: 'Accept-Encoding', ...HTML_HEADERS };
+/** A detail page shows its collection's record (what the API's record reads) and names a few related records. */
 const DETAIL_READS: Record<DetailKind, readonly VersionedTable[]> = {
-  projects: ['projects', 'project_participants', 'users'],
-  events: ['events', 'meetings', 'users'],
-  meetings: ['meetings', 'meeting_members', 'events', 'users'],
-  members: ['users', 'projects', 'project_participants'],
+  projects: collections.projects.reads,
+  // The organizer's name.
+  events: [...collections.events.reads, 'users'],
+  // The event's title.
+  meetings: [...collections.meetings.reads, 'events'],
+  // The projects they maintain or take part in.
+  members: [...collections.users.reads, 'projects', 'project_participants'],
 };
 
 /** The web face's pages (web.md §3–§5). The dashboard shows "3 hours ago" and the last 12 weeks up to now: rebuilt at least every minute. */
