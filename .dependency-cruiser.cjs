@@ -65,6 +65,14 @@ module.exports = {
     },
     layer('base-stays-base', 'config, log, time and json are the bottom layer: they may import only each other.', BASE, [BASE]),
     layer('db-no-upward', 'src/db/ may import only base modules and itself.', DB, [BASE, DB]),
+    {
+      name: 'migrations-frozen',
+      comment:
+        "A migration spells out the tables it touches as they were then: src/db/migrations.ts may not import today's declarations (tables.ts, schema.ts, table-versions.ts).",
+      severity: 'error',
+      from: { path: '^src/db/migrations\\.ts$' },
+      to: { path: '^src/db/(tables|schema|table-versions)\\.ts$' },
+    },
     layer('resources-no-upward', 'src/resources/ may import only base, db/ and itself.', RESOURCES, [BASE, DB, RESOURCES]),
     feature('live'),
     feature('spaceapi'),

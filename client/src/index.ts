@@ -1,4 +1,4 @@
-import type { components } from './schema.js';
+import type { components, paths } from './schema.js';
 import { readEvents } from './sse.js';
 
 export type { components, operations, paths } from './schema.js';
@@ -29,14 +29,24 @@ export interface Collections {
 }
 export type CollectionName = keyof Collections;
 
-/** Each collection's path under the base URL. */
-export const COLLECTION_PATHS: Readonly<Record<CollectionName, string>> = Object.freeze({
+/** The service's collections, as the OpenAPI document has them: each path that has an `{id}/` below it. */
+type CollectionRoot = { [P in keyof paths]: P extends `${infer Root}{id}/` ? Root : never }[keyof paths];
+
+/**
+ * Each collection's path under the base URL. The client cannot import the service's registry, and
+ * schema.d.ts holds types only: the compiler checks this list against the document's paths both ways.
+ */
+export const COLLECTION_PATHS = Object.freeze({
   users: '/api/users/',
   openings: '/api/space/openings/',
   projects: '/api/projects/',
   meetings: '/api/meetings/',
   events: '/api/events/',
-});
+} as const satisfies Record<CollectionName, CollectionRoot>);
+
+/** The compiler names a collection of the OpenAPI document that has no entry above. */
+type AssertNone<T extends never> = T;
+export type EveryCollectionListed = AssertNone<Exclude<CollectionRoot, (typeof COLLECTION_PATHS)[CollectionName]>>;
 
 /** A record's id, or the hyperlink to it that another record holds (`"https://space.example.org/api/users/7/"`). */
 export type RecordRef = number | string;
@@ -122,15 +132,8 @@ export interface Space {
   watch(listener: StateListener, options?: WatchOptions): () => void;
 }
 
-export interface Client {
-  readonly baseUrl: string;
-  users: Collection<'users'>;
-  openings: Collection<'openings'>;
-  projects: Collection<'projects'>;
-  meetings: Collection<'meetings'>;
-  events: Collection<'events'>;
-  space: Space;
-}
+/** `client.users`, `client.projects`, …: one property per collection. */
+export type Client = { readonly baseUrl: string; space: Space } & { [K in CollectionName]: Collection<K> };
 
 /** Any answer other than 2xx: its status and its body (JSON when it was JSON, else text). */
 export class ApiError extends Error {
@@ -354,13 +357,6 @@ export function createClient(options: ClientOptions): Client {
     },
   };
 
-  return {
-    baseUrl,
-    users: collection('users'),
-    openings: collection('openings'),
-    projects: collection('projects'),
-    meetings: collection('meetings'),
-    events: collection('events'),
-    space,
-  };
+  const collections = Object.fromEntries((Object.keys(COLLECTION_PATHS) as CollectionName[]).map((name) => [name, collection(name)])) as { [K in CollectionName]: Collection<K> };
+  return { baseUrl, space, ...collections };
 }

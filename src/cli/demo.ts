@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
-import type { CountedTable } from '../db/schema.js';
+import type { CountedTable } from '../db/tables.js';
 import { DEFAULT_DEMO_SEED, demoRecordCount, demoSizesProblem, describeDemoSizes, SMALL_DEMO, type DemoSizes } from '../demo/generate.js';
 import { loadDemo, type LoadDemoOutcome } from '../demo/load.js';
 import { demoNowProblem } from '../demo/openings.js';

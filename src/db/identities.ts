@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { engineOf, type Db } from './connection.js';
-import { COUNTED_TABLES } from './schema.js';
+import { COUNTED_TABLES } from './tables.js';
 
 /**
  * After rows were written with explicit ids (an import), PostgreSQL's identity sequences must

@@ -1,15 +1,23 @@
 import { Migrator, sql, type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { unusablePassword } from './unusable-password.js';
 import { engineOf } from './connection.js';
-import { COUNTED_TABLES } from './schema.js';
-import { VERSIONED_TABLES } from './table-versions.js';
 
 /**
  * One list of migrations for every engine. Foreign keys are deferred to commit so that an
  * import may insert records in any order; the import checks references itself first, to name
  * the offending record.
+ *
+ * Each migration is frozen: it names the tables it touches as they were when it was written,
+ * never today's lists (db/tables.ts), so that a new table declared there does not change what an
+ * old migration does (`npm run lint:deps` forbids the import). test/registry.test.ts
+ * checks that all of them together give today's declaration.
  */
 const deferred = sql`deferrable initially deferred`;
+
+/** The tables with a row count kept by triggers, as of migration 0001 (0004 numbers the same ones). */
+const COUNTED_IN_0001 = ['users', 'openings', 'projects', 'events', 'meetings'] as const;
+/** The tables whose writes bumped 0001's data version on PostgreSQL (0005 drops those triggers). */
+const DATA_VERSIONED_IN_0001 = [...COUNTED_IN_0001, 'project_participants', 'meeting_members'] as const;
 
 const initial: Migration = {
   async up(db: Kysely<any>) {
@@ -94,11 +102,11 @@ const initial: Migration = {
       .addColumn('collection', 'text', (c) => c.primaryKey())
       .addColumn('n', 'bigint', (c) => c.notNull())
       .execute();
-    for (const table of COUNTED_TABLES) {
+    for (const table of COUNTED_IN_0001) {
       await db.insertInto('collection_counts').values({ collection: table, n: 0 }).execute();
     }
     if (engine === 'postgres') await createPostgresTriggers(db);
-    else for (const table of COUNTED_TABLES) await createSqliteCountTriggers(db, table);
+    else for (const table of COUNTED_IN_0001) await createSqliteCountTriggers(db, table);
   },
 };
 
@@ -134,13 +142,13 @@ async function createPostgresTriggers(db: Kysely<any>): Promise<void> {
       update data_version set version = version + 1;
       return null;
     end $$`.execute(db);
-  for (const table of COUNTED_TABLES) {
+  for (const table of COUNTED_IN_0001) {
     await sql`create trigger ${sql.id(`${table}_count_insert`)} after insert on ${sql.table(table)}
       referencing new table as inserted for each statement execute function count_inserted()`.execute(db);
     await sql`create trigger ${sql.id(`${table}_count_delete`)} after delete on ${sql.table(table)}
       referencing old table as deleted for each statement execute function count_deleted()`.execute(db);
   }
-  for (const table of [...COUNTED_TABLES, 'project_participants', 'meeting_members']) {
+  for (const table of DATA_VERSIONED_IN_0001) {
     await sql`create trigger ${sql.id(`${table}_data_version`)} after insert or update or delete on ${sql.table(table)}
       for each statement execute function bump_data_version()`.execute(db);
   }
@@ -200,7 +208,7 @@ const idHighWater: Migration = {
       .addColumn('collection', 'text', (c) => c.primaryKey())
       .addColumn('id', 'integer', (c) => c.notNull())
       .execute();
-    for (const table of COUNTED_TABLES) {
+    for (const table of ['users', 'openings', 'projects', 'events', 'meetings']) {
       await db.insertInto('deleted_id_high_water').values({ collection: table, id: 0 }).execute();
       await sql`create trigger ${sql.id(`${table}_deleted_id`)} after delete on ${sql.table(table)}
         begin
@@ -223,6 +231,9 @@ export const COARSE_BUCKET_BITS = 42;
  *   the n-th newest opening is found by summing a few hundred counts instead of stepping through
  *   n index entries (a deep page of a million openings costs what the first page costs).
  */
+/** The tables responses were built from as of migration 0005, each given a version. */
+const VERSIONED_IN_0005 = ['users', 'openings', 'projects', 'project_participants', 'events', 'meetings', 'meeting_members'] as const;
+
 const readPaths: Migration = {
   async up(db: Kysely<any>) {
     const engine = engineOf(db);
@@ -233,7 +244,7 @@ const readPaths: Migration = {
       .addColumn('changed_us', 'bigint', (c) => c.notNull())
       .execute();
     const nowUs = Date.now() * 1000;
-    for (const table of VERSIONED_TABLES) {
+    for (const table of VERSIONED_IN_0005) {
       await db.insertInto('table_versions').values({ name: table, version: 1, changed_us: nowUs }).execute();
     }
     await db.schema
@@ -259,7 +270,7 @@ const coarse = sql.lit(COARSE_BUCKET_BITS);
 async function createSqliteReadPathTriggers(db: Kysely<any>): Promise<void> {
   const bump = (table: string) => sql`update table_versions set version = version + 1,
     changed_us = cast(unixepoch('subsec') * 1000000 as integer) where name = ${sql.lit(table)};`;
-  for (const table of VERSIONED_TABLES) {
+  for (const table of VERSIONED_IN_0005) {
     for (const event of ['insert', 'update', 'delete'] as const) {
       await sql`create trigger ${sql.id(`${table}_version_${event}`)} after ${sql.raw(event)} on ${sql.table(table)}
         begin ${bump(table)} end`.execute(db);
@@ -283,7 +294,7 @@ async function createSqliteReadPathTriggers(db: Kysely<any>): Promise<void> {
  * replacing the single data version of 0001, which any write to any table bumped.
  */
 async function createPostgresReadPathTriggers(db: Kysely<any>): Promise<void> {
-  for (const table of [...COUNTED_TABLES, 'project_participants', 'meeting_members']) {
+  for (const table of DATA_VERSIONED_IN_0001) {
     await sql`drop trigger ${sql.id(`${table}_data_version`)} on ${sql.table(table)}`.execute(db);
   }
   await sql`drop function bump_data_version()`.execute(db);
@@ -295,7 +306,7 @@ async function createPostgresReadPathTriggers(db: Kysely<any>): Promise<void> {
         where name = tg_table_name;
       return null;
     end $$`.execute(db);
-  for (const table of VERSIONED_TABLES) {
+  for (const table of VERSIONED_IN_0005) {
     await sql`create trigger ${sql.id(`${table}_version`)} after insert or update or delete on ${sql.table(table)}
       for each statement execute function bump_table_version()`.execute(db);
   }

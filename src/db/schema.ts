@@ -205,8 +205,5 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
 }
 
-export const COUNTED_TABLES = ['users', 'openings', 'projects', 'events', 'meetings'] as const;
-
 /** Ids are 32-bit on every engine, as Django's AutoField. */
 export const MAX_ID = 2_147_483_647;
-export type CountedTable = (typeof COUNTED_TABLES)[number];

@@ -1,12 +1,13 @@
+import { VERSIONED_TABLES, type VersionedTable } from './tables.js';
+
 /**
- * The tables that API responses are built from. Each has a version that every write bumps
+ * The tables that API responses are built from (declared `versioned` in tables.ts). Each has a version that every write bumps
  * (triggers of migration 0005, whoever writes: this process, another one, the CLI, SQL by hand)
  * and the time of its last change. A response cached under the versions of the tables it read
  * stays valid exactly until one of them changes; tokens and the audit log are not among them, so
  * authenticating (which stamps a token's last use) never empties the cache.
  */
-export const VERSIONED_TABLES = ['users', 'openings', 'projects', 'project_participants', 'events', 'meetings', 'meeting_members'] as const;
-export type VersionedTable = (typeof VERSIONED_TABLES)[number];
+export { VERSIONED_TABLES, type VersionedTable } from './tables.js';
 
 /**
  * Tokens have a version too (migration 0008), bumped only when a token is revoked or deleted

@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection.js';
-import { COUNTED_TABLES, type CountedTable } from '../db/schema.js';
+import { COUNTED_TABLES, type CountedTable } from '../db/tables.js';
 import { countRecords } from '../resources/counts.js';
 
 /**

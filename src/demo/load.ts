@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection.js';
-import type { CountedTable } from '../db/schema.js';
+import type { CountedTable } from '../db/tables.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { importRecords, type ImportReport } from '../interchange/import.js';
 import { clearAllData, nonEmptyCollections } from './clear.js';

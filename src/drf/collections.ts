@@ -1,6 +1,7 @@
 import type { TObject } from '@sinclair/typebox';
 import type { Db } from '../db/connection.js';
 import type { VersionedTable } from '../db/table-versions.js';
+import { TABLES, type CollectionTable } from '../db/tables.js';
 import * as events from '../resources/events.js';
 import * as meetings from '../resources/meetings.js';
 import * as openings from '../resources/openings.js';
@@ -11,18 +12,19 @@ import { FieldErrors } from '../resources/write-errors.js';
 import { lastValue, type QueryPair } from './query.js';
 
 /**
- * The API's collections, each declared once: its path under `/api/`, its resource module's
- * queries and writes, its record and writable-field schemas, DRF's view name, and the tables its
- * responses are built from. Routing, the API root, reads, writes and OPTIONS all derive from this
- * list. Adding a collection is one entry here plus its resource module.
+ * The API's collections, each declared once: its table (whose declaration in db/tables.ts gives
+ * its path under `/api/`), its resource module's queries and writes, its record and writable-field
+ * schemas, DRF's view name, and the tables its responses are built from. Routing, the API root,
+ * reads, writes and OPTIONS all derive from this list. Every table declared with a `collection`
+ * must have its entry here (the compiler names a missing one).
  */
-export interface Collection<Path extends string = string> {
-  /** Where it lives: `/api/<path>/` and `/api/<path>/<id>/`. */
+export interface Collection<Path extends string = string, Table extends CollectionTable = CollectionTable> {
+  /** Where it lives: `/api/<path>/` and `/api/<path>/<id>/` (its table's `collection`). */
   readonly path: Path;
   /** DRF's view name: `User` gives `User List` and `User Instance` (OPTIONS). */
   readonly viewName: string;
   /** The table its records are stored in. */
-  readonly table: 'users' | 'openings' | 'projects' | 'events' | 'meetings';
+  readonly table: Table;
   /** Every table a page or record of it is built from: a write to any of them changes its responses. */
   readonly reads: readonly VersionedTable[];
   /** What a record looks like (OPTIONS describes its read-only fields from it). */
@@ -43,15 +45,19 @@ export interface Collection<Path extends string = string> {
   remove(db: Db, id: number): Promise<boolean>;
 }
 
-interface Declaration<Path extends string, Row> extends Omit<Collection<Path>, 'page' | 'find'> {
+interface Declaration<Table extends CollectionTable, Row> extends Omit<Collection<string, Table>, 'path' | 'page' | 'find'> {
   list: (db: Db, window: PageWindow, query: readonly QueryPair[]) => Promise<Row[]>;
   find: (db: Db, id: number) => Promise<Row | undefined>;
   toRecord: (row: Row, ctx: RecordContext) => unknown;
 }
 
-function collection<const Path extends string, Row>({ list, find, toRecord, ...rest }: Declaration<Path, Row>): Collection<Path> {
+/** A table's collection path, as db/tables.ts declares it. */
+type PathOf<Table extends CollectionTable> = (typeof TABLES)[Table]['collection'];
+
+function collection<const Table extends CollectionTable, Row>({ list, find, toRecord, ...rest }: Declaration<Table, Row>): Collection<PathOf<Table>, Table> {
   return {
     ...rest,
+    path: TABLES[rest.table].collection,
     page: async (db, window, query, ctx) => (await list(db, window, query)).map((row) => toRecord(row, ctx)),
     find: async (db, id, ctx) => {
       const row = await find(db, id);
@@ -68,7 +74,6 @@ export function refuseFutureTime(input: Partial<openings.OpeningInput>, nowUs: n
 /** In the order of the API root's keys. */
 export const COLLECTIONS = [
   collection({
-    path: 'events',
     viewName: 'Event',
     table: 'events',
     // An event links to its meeting.
@@ -84,7 +89,6 @@ export const COLLECTIONS = [
     remove: events.deleteEvent,
   }),
   collection({
-    path: 'meetings',
     viewName: 'Meeting',
     table: 'meetings',
     reads: ['meetings', 'meeting_members', 'users'],
@@ -99,7 +103,6 @@ export const COLLECTIONS = [
     remove: meetings.deleteMeeting,
   }),
   collection({
-    path: 'users',
     viewName: 'User',
     table: 'users',
     // Avatars come from users' e-mail addresses.
@@ -115,7 +118,6 @@ export const COLLECTIONS = [
     remove: users.deleteUser,
   }),
   collection({
-    path: 'projects',
     viewName: 'Project',
     table: 'projects',
     // Participants are listed in their usernames' order.
@@ -131,7 +133,6 @@ export const COLLECTIONS = [
     remove: projects.deleteProject,
   }),
   collection({
-    path: 'space/openings',
     viewName: 'Openings',
     table: 'openings',
     reads: ['openings'],
@@ -152,6 +153,10 @@ export const COLLECTIONS = [
 ] as const;
 
 export type CollectionPath = (typeof COLLECTIONS)[number]['path'];
+
+/** The compiler names a table declared with a collection that has no entry above. */
+type AssertNone<T extends never> = T;
+export type EveryCollectionListed = AssertNone<Exclude<CollectionTable, (typeof COLLECTIONS)[number]['table']>>;
 
 /** The collections by path. */
 export const collections = Object.fromEntries(COLLECTIONS.map((c) => [c.path, c])) as Readonly<Record<CollectionPath, Collection<CollectionPath>>>;

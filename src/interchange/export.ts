@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection.js';
+import { TABLES } from '../db/tables.js';
 import { FixtureTimeFormatter } from './fixture-time.js';
 import { FixtureWriter } from './fixture-writer.js';
 import { MODEL_ORDER, type LinkTable, type ModelName } from './models.js';
@@ -184,20 +185,11 @@ export function formatHundredths(value: number): string {
   return `${value < 0 ? '-' : ''}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 }
 
-const LINK_COLUMNS = {
-  project_participants: ['project_id', 'user_id'],
-  project_dependencies: ['project_id', 'dependency_id'],
-  meeting_members: ['meeting_id', 'user_id'],
-  event_interested: ['event_id', 'user_id'],
-  user_groups: ['user_id', 'group_id'],
-  user_permissions: ['user_id', 'permission_id'],
-} as const satisfies Record<LinkTable, readonly [string, string]>;
-
 /** The target pks of a many-to-many field for a page of owners, in pk order. */
 async function linked(db: Db, table: LinkTable, ownerIds: number[]): Promise<Map<number, number[]>> {
   const grouped = new Map<number, number[]>();
   if (ownerIds.length === 0) return grouped;
-  const [owner, target] = LINK_COLUMNS[table];
+  const { owner, target } = TABLES[table].link;
   const rows = await db.executeQuery<{ owner: number; target: number }>(
     rawQuery(db, `select "${owner}" as "owner", "${target}" as "target" from "${table}" where "${owner}" in (${ownerIds.map(() => '?').join(', ')}) order by 1, 2`, ownerIds),
   );

@@ -1,12 +1,12 @@
+import { MODEL_TABLES, TABLES, type LinkTable, type ModelName, type ModelTable } from '../db/tables.js';
 import { EVENT_STATUSES } from '../resources/events.js';
 import { PROJECT_STATUSES } from '../resources/projects.js';
 import type { FieldReader } from './field-reader.js';
 
-/** The original's models, in Django's dependency order (the order `dumpdata` writes them). */
-export const MODEL_ORDER = ['users.user', 'space.spacestatus', 'projects.project', 'events.event', 'events.meeting'] as const;
-export type ModelName = (typeof MODEL_ORDER)[number];
+export type { LinkTable, ModelName, ModelTable };
 
-export type ModelTable = 'users' | 'openings' | 'projects' | 'events' | 'meetings';
+/** The original's models, in Django's dependency order (the order `dumpdata` writes them): db/tables.ts's `model`s. */
+export const MODEL_ORDER: readonly ModelName[] = MODEL_TABLES.map(({ model }) => model);
 
 /** A many-to-many field, stored in a join table of (owner, target) rows. */
 export interface LinkSpec {
@@ -16,7 +16,11 @@ export interface LinkSpec {
   targetColumn: string;
 }
 
-export type LinkTable = 'project_participants' | 'meeting_members' | 'project_dependencies' | 'event_interested' | 'user_groups' | 'user_permissions';
+/** A many-to-many field stored in a join table, with the columns db/tables.ts declares for it. */
+function link(field: string, table: LinkTable): LinkSpec {
+  const { owner, target } = TABLES[table].link;
+  return { field, table, ownerColumn: owner, targetColumn: target };
+}
 
 /** A column besides `id` that must be unique: checked before insert to name the offending record. */
 export interface UniqueSpec {
@@ -40,9 +44,13 @@ export interface ImportDefaults {
   password(): string;
 }
 
-export interface ModelSpec {
+/** One model's import: its table and how its fixture records are read. */
+export interface ModelSpec extends ModelReading {
   model: ModelName;
   table: ModelTable;
+}
+
+interface ModelReading {
   /** The table's columns besides `id`, in the order `read` returns their values. */
   columns: readonly string[];
   /** The fixture fields we read; any other field is skipped and counted. */
@@ -81,9 +89,7 @@ function untagEmail(address: string, pk: number): string {
 /** The original requires an event's organizer: the export's stand-in for "none", undone by an import. */
 export const NO_ORGANIZER_EMAIL = `no-organizer@${NO_EMAIL_DOMAIN}`;
 
-const users: ModelSpec = {
-  model: 'users.user',
-  table: 'users',
+const users: ModelReading = {
   columns: [
     'username',
     'email',
@@ -159,10 +165,7 @@ const users: ModelSpec = {
     'groups',
     'user_permissions',
   ]),
-  links: [
-    { field: 'groups', table: 'user_groups', ownerColumn: 'user_id', targetColumn: 'group_id' },
-    { field: 'user_permissions', table: 'user_permissions', ownerColumn: 'user_id', targetColumn: 'permission_id' },
-  ],
+  links: [link('groups', 'user_groups'), link('user_permissions', 'user_permissions')],
   unique: {
     field: 'username',
     column: 'username',
@@ -171,17 +174,13 @@ const users: ModelSpec = {
   },
 };
 
-const openings: ModelSpec = {
-  model: 'space.spacestatus',
-  table: 'openings',
+const openings: ModelReading = {
   columns: ['time_us', 'is_open'],
   fields: new Set(['time', 'is_open']),
   read: (f) => ({ values: [f.time('time'), f.boolean('is_open')] }),
 };
 
-const projects: ModelSpec = {
-  model: 'projects.project',
-  table: 'projects',
+const projects: ModelReading = {
   columns: ['title', 'maintainer_id', 'status', 'progress', 'short_description', 'content', 'created_us', 'modified_us', 'picture'],
   fields: new Set(['title', 'maintainer', 'participants', 'status', 'progress', 'short_description', 'content', 'created', 'modified', 'dependencies', 'picture']),
   read: (f, d) => {
@@ -201,15 +200,10 @@ const projects: ModelSpec = {
       links: [f.references('participants'), f.references('dependencies')],
     };
   },
-  links: [
-    { field: 'participants', table: 'project_participants', ownerColumn: 'project_id', targetColumn: 'user_id' },
-    { field: 'dependencies', table: 'project_dependencies', ownerColumn: 'project_id', targetColumn: 'dependency_id' },
-  ],
+  links: [link('participants', 'project_participants'), link('dependencies', 'project_dependencies')],
 };
 
-const events: ModelSpec = {
-  model: 'events.event',
-  table: 'events',
+const events: ModelReading = {
   columns: ['title', 'place', 'start_us', 'stop_us', 'status', 'organizer_id', 'description', 'picture', 'is_talk'],
   fields: new Set(['title', 'place', 'start', 'stop', 'status', 'organizer', 'description', 'picture', 'interested', 'is_talk']),
   read: (f) => ({
@@ -226,19 +220,17 @@ const events: ModelSpec = {
     ],
     links: [f.references('interested')],
   }),
-  links: [{ field: 'interested', table: 'event_interested', ownerColumn: 'event_id', targetColumn: 'user_id' }],
+  links: [link('interested', 'event_interested')],
 };
 
-const meetings: ModelSpec = {
-  model: 'events.meeting',
-  table: 'meetings',
+const meetings: ModelReading = {
   columns: ['event_id', 'agenda', 'minutes', 'pad', 'ongoing'],
   fields: new Set(['event', 'OJ', 'PV', 'members', 'pad', 'ongoing']),
   read: (f) => ({
     values: [f.reference('event'), f.string('OJ', ''), f.string('PV', ''), f.string('pad', ''), f.boolean('ongoing', false)],
     links: [f.references('members')],
   }),
-  links: [{ field: 'members', table: 'meeting_members', ownerColumn: 'meeting_id', targetColumn: 'user_id' }],
+  links: [link('members', 'meeting_members')],
   unique: {
     field: 'event',
     column: 'event_id',
@@ -248,4 +240,13 @@ const meetings: ModelSpec = {
   },
 };
 
-export const MODEL_SPECS: ReadonlyMap<string, ModelSpec> = new Map([users, openings, projects, events, meetings].map((spec) => [spec.model, spec]));
+/** How each model's fixture records are read: the compiler names a model of db/tables.ts without one. */
+const READINGS: Readonly<Record<ModelName, ModelReading>> = {
+  'users.user': users,
+  'space.spacestatus': openings,
+  'projects.project': projects,
+  'events.event': events,
+  'events.meeting': meetings,
+};
+
+export const MODEL_SPECS: ReadonlyMap<string, ModelSpec> = new Map(MODEL_TABLES.map(({ model, table }) => [model, { model, table, ...READINGS[model] }]));

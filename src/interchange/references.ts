@@ -1,138 +1,86 @@
 import type { Db } from '../db/connection.js';
+import { MODEL_TABLES, REFERENCES, type TableName } from '../db/tables.js';
 import { recordError, type ImportError } from './import-error.js';
+import { MODEL_ORDER, MODEL_SPECS } from './models.js';
+import { rawQuery } from './upsert.js';
 
 /** A record whose reference points nowhere: its pk and the missing target's pk. */
 interface Orphan {
-  pk: number;
-  target: number;
+  pk: number | string;
+  target: number | string;
 }
 
 interface ReferenceCheck {
   model: string;
   field: string;
   target: string;
-  find(db: Db): Promise<Orphan | undefined>;
+  /** The anti-join: rows of `table` whose `column` is set and names no row of `references`, by `owner` then target. */
+  table: TableName;
+  owner: string;
+  column: string;
+  references: TableName;
+}
+
+function modelOf(table: TableName): string {
+  const found = MODEL_TABLES.find((entry) => entry.table === table);
+  if (found === undefined) throw new Error(`${table} stores no model of the original`);
+  return found.model;
 }
 
 /**
- * Every reference, as an anti-join. Run once after all rows are written, so that records may
- * come in any order and refer to rows that were already in the database; the database held no
- * orphans before, so any orphan now comes from the file.
+ * Every reference of every model, from the foreign keys db/tables.ts declares: a model's own
+ * (Django's column for field `x` is `x_id`), then those of its many-to-many fields' join tables.
+ * A join table's key to its owner is not checked: the owner is the record being imported.
  */
-const CHECKS: readonly ReferenceCheck[] = [
-  {
-    model: 'projects.project',
-    field: 'maintainer',
-    target: 'users.user',
-    find: (db) =>
-      db
-        .selectFrom('projects as r')
-        .leftJoin('users as t', 't.id', 'r.maintainer_id')
-        .where('t.id', 'is', null)
-        .select(['r.id as pk', 'r.maintainer_id as target'])
-        .orderBy('r.id')
-        .limit(1)
-        .executeTakeFirst(),
-  },
-  {
-    model: 'projects.project',
-    field: 'participants',
-    target: 'users.user',
-    find: (db) =>
-      db
-        .selectFrom('project_participants as r')
-        .leftJoin('users as t', 't.id', 'r.user_id')
-        .where('t.id', 'is', null)
-        .select(['r.project_id as pk', 'r.user_id as target'])
-        .orderBy('r.project_id')
-        .orderBy('r.user_id')
-        .limit(1)
-        .executeTakeFirst(),
-  },
-  {
-    model: 'projects.project',
-    field: 'dependencies',
-    target: 'projects.project',
-    find: (db) =>
-      db
-        .selectFrom('project_dependencies as r')
-        .leftJoin('projects as t', 't.id', 'r.dependency_id')
-        .where('t.id', 'is', null)
-        .select(['r.project_id as pk', 'r.dependency_id as target'])
-        .orderBy('r.project_id')
-        .orderBy('r.dependency_id')
-        .limit(1)
-        .executeTakeFirst(),
-  },
-  {
-    model: 'events.event',
-    field: 'organizer',
-    target: 'users.user',
-    find: async (db) => {
-      const row = await db
-        .selectFrom('events as r')
-        .leftJoin('users as t', 't.id', 'r.organizer_id')
-        .where('r.organizer_id', 'is not', null)
-        .where('t.id', 'is', null)
-        .select(['r.id as pk', 'r.organizer_id as target'])
-        .orderBy('r.id')
-        .limit(1)
-        .executeTakeFirst();
-      return row && { pk: row.pk, target: row.target ?? 0 };
-    },
-  },
-  {
-    model: 'events.event',
-    field: 'interested',
-    target: 'users.user',
-    find: (db) =>
-      db
-        .selectFrom('event_interested as r')
-        .leftJoin('users as t', 't.id', 'r.user_id')
-        .where('t.id', 'is', null)
-        .select(['r.event_id as pk', 'r.user_id as target'])
-        .orderBy('r.event_id')
-        .orderBy('r.user_id')
-        .limit(1)
-        .executeTakeFirst(),
-  },
-  {
-    model: 'events.meeting',
-    field: 'event',
-    target: 'events.event',
-    find: (db) =>
-      db
-        .selectFrom('meetings as r')
-        .leftJoin('events as t', 't.id', 'r.event_id')
-        .where('t.id', 'is', null)
-        .select(['r.id as pk', 'r.event_id as target'])
-        .orderBy('r.id')
-        .limit(1)
-        .executeTakeFirst(),
-  },
-  {
-    model: 'events.meeting',
-    field: 'members',
-    target: 'users.user',
-    find: (db) =>
-      db
-        .selectFrom('meeting_members as r')
-        .leftJoin('users as t', 't.id', 'r.user_id')
-        .where('t.id', 'is', null)
-        .select(['r.meeting_id as pk', 'r.user_id as target'])
-        .orderBy('r.meeting_id')
-        .orderBy('r.user_id')
-        .limit(1)
-        .executeTakeFirst(),
-  },
-];
+const CHECKS: readonly ReferenceCheck[] = MODEL_ORDER.flatMap((model) => {
+  const spec = MODEL_SPECS.get(model)!;
+  const own = REFERENCES.filter((key) => key.table === spec.table).map((key) => ({
+    model,
+    field: key.column.replace(/_id$/, ''),
+    target: modelOf(key.references),
+    table: key.table,
+    owner: 'id',
+    column: key.column,
+    references: key.references,
+  }));
+  const linked = (spec.links ?? []).flatMap((link) =>
+    REFERENCES.filter((key) => key.table === link.table && key.column === link.targetColumn).map((key) => ({
+      model,
+      field: link.field,
+      target: modelOf(key.references),
+      table: key.table,
+      owner: link.ownerColumn,
+      column: key.column,
+      references: key.references,
+    })),
+  );
+  return [...own, ...linked];
+});
 
-/** The first record (in model order, then pk) that refers to a record that exists nowhere. */
+async function findOrphan(db: Db, check: ReferenceCheck): Promise<Orphan | undefined> {
+  const { table, owner, column, references } = check;
+  const result = await db.executeQuery<Orphan>(
+    rawQuery(
+      db,
+      `select r."${owner}" as "pk", r."${column}" as "target" from "${table}" r left join "${references}" t on t."id" = r."${column}"
+        where r."${column}" is not null and t."id" is null order by r."${owner}", r."${column}" limit 1`,
+      [],
+    ),
+  );
+  return result.rows[0];
+}
+
+/**
+ * Run once after all rows are written, so that records may come in any order and refer to rows
+ * that were already in the database; the database held no orphans before, so any orphan now
+ * comes from the file. The first record (in model order, then pk) that refers to a record that
+ * exists nowhere.
+ */
 export async function findMissingReference(db: Db): Promise<ImportError | null> {
   for (const check of CHECKS) {
-    const orphan = await check.find(db);
+    const orphan = await findOrphan(db, check);
     if (orphan) {
-      return recordError(check.model, orphan.pk, `refers to ${check.target} pk ${orphan.target}, which is neither in the file nor in the database`, check.field);
+      return recordError(check.model, Number(orphan.pk), `refers to ${check.target} pk ${Number(orphan.target)}, which is neither in the file nor in the database`, check.field);
     }
   }
   return null;

@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { sql } from 'kysely';
 import type { Db } from '../db/connection.js';
+import { referencesTo, type ReferenceTo } from '../db/tables.js';
 import { unusablePassword } from '../db/unusable-password.js';
 import { countRecords } from './counts.js';
 import type { PageWindow, RecordContext } from './record-context.js';
@@ -109,25 +111,36 @@ export async function updateUser(db: Db, id: number, input: Partial<UserInput>, 
   return true;
 }
 
+/** How the 409 names a user's hold on a record that keeps them: one wording per refusing foreign key to users (db/tables.ts). */
+const HOLDS: Readonly<Record<ReferenceTo<'users', 'restrict' | 'no action'>, { verb: string; noun: string; role: string }>> = {
+  'projects.maintainer_id': { verb: 'maintains', noun: 'project', role: 'maintainer' },
+  'events.organizer_id': { verb: 'organizes', noun: 'event', role: 'organizer' },
+};
+
 /**
- * Deletes a user and their participations and meeting attendances; refused while they maintain
- * a project or organize an event, which would otherwise be left without one.
+ * Deletes a user and the join rows that name them (participations, meeting attendances, …: the
+ * foreign keys to users that cascade); refused while a record refuses to lose them (a project
+ * they maintain, an event they organize), which would otherwise be left without one.
  */
 export async function deleteUser(db: Db, id: number): Promise<boolean> {
   if (!(await findUser(db, id))) return false;
-  const projects = await db.selectFrom('projects').select('id').where('maintainer_id', '=', id).orderBy('id').execute();
-  const events = await db.selectFrom('events').select('id').where('organizer_id', '=', id).orderBy('id').execute();
-  if (projects.length > 0 || events.length > 0) {
-    const uses = [projects.length > 0 ? `maintains ${listIds('project', projects)}` : '', events.length > 0 ? `organizes ${listIds('event', events)}` : '']
-      .filter(Boolean)
-      .join(' and ');
-    throw new ConflictError(`This user ${uses}; give ${projects.length + events.length > 1 ? 'them' : 'it'} another maintainer or organizer first.`);
+  const keys = referencesTo('users');
+  const uses: string[] = [];
+  let held = 0;
+  for (const key of keys) {
+    if (key.onDelete === 'cascade') continue;
+    const rows = (await sql<{ id: number }>`select id from ${sql.table(key.table)} where ${sql.ref(key.column)} = ${id} order by id`.execute(db)).rows;
+    const hold = HOLDS[`${key.table}.${key.column}` as keyof typeof HOLDS];
+    if (rows.length > 0) uses.push(`${hold.verb} ${listIds(hold.noun, rows)}`);
+    held += rows.length;
   }
-  await db.deleteFrom('project_participants').where('user_id', '=', id).execute();
-  await db.deleteFrom('meeting_members').where('user_id', '=', id).execute();
-  await db.deleteFrom('event_interested').where('user_id', '=', id).execute();
-  await db.deleteFrom('user_groups').where('user_id', '=', id).execute();
-  await db.deleteFrom('user_permissions').where('user_id', '=', id).execute();
+  if (held > 0) {
+    const roles = Object.values(HOLDS).map((hold) => hold.role);
+    throw new ConflictError(`This user ${uses.join(' and ')}; give ${held > 1 ? 'them' : 'it'} another ${roles.join(' or ')} first.`);
+  }
+  for (const key of keys) {
+    if (key.onDelete === 'cascade') await sql`delete from ${sql.table(key.table)} where ${sql.ref(key.column)} = ${id}`.execute(db);
+  }
   await db.deleteFrom('users').where('id', '=', id).execute();
   return true;
 }

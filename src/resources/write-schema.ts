@@ -1,7 +1,7 @@
 import { Type, type SchemaOptions, type TSchema, type TUnsafe } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import { engineOf, type Db } from '../db/connection.js';
-import type { CountedTable } from '../db/schema.js';
+import type { CountedTable } from '../db/tables.js';
 
 /**
  * Building blocks of the writable-field schemas. Each resource has one TypeBox object of the

@@ -1,4 +1,5 @@
 import type { VersionedTable } from '../db/table-versions.js';
+import { collections } from '../drf/collections.js';
 import { parseId } from '../drf/routes.js';
 import { answerPage, type PageSpec } from '../handlers/pages.js';
 import { declareRoute, type Route, type RoutePath } from '../http/route.js';
@@ -13,12 +14,15 @@ import { HTML_HEADERS, HTML_TYPE } from '../web/layout.js';
 const METHODS = ['GET', 'HEAD'] as const;
 const PAGE_HEADERS = { allow: METHODS.join(', '), vary: 'Accept-Encoding', ...HTML_HEADERS };
 
-/** The tables each record's page shows (a write to any of them ends its cached copies). */
+/** A detail page shows its collection's record (what the API's record reads) and names a few related records; a write to any of them ends its cached copies. */
 const DETAIL_READS: Record<DetailKind, readonly VersionedTable[]> = {
-  projects: ['projects', 'project_participants', 'users'],
-  events: ['events', 'meetings', 'users'],
-  meetings: ['meetings', 'meeting_members', 'events', 'users'],
-  members: ['users', 'projects', 'project_participants'],
+  projects: collections.projects.reads,
+  // The organizer's name.
+  events: [...collections.events.reads, 'users'],
+  // The event's title.
+  meetings: [...collections.meetings.reads, 'events'],
+  // The projects they maintain or take part in.
+  members: [...collections.users.reads, 'projects', 'project_participants'],
 };
 
 /** A page route: its path's pattern (against the path as sent) and what it shows. */
