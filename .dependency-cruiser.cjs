@@ -9,8 +9,11 @@
  *   db         src/db/
  *   resources  src/resources/
  *   features   src/live/, src/spaceapi/, src/interchange/, src/demo/, src/backup/, src/metrics/ (not each other, but demo → interchange)
- *   http       src/app.ts, src/http/, src/drf/, src/cache/, src/handlers/, src/web/, src/openapi/
+ *   http       src/app.ts, src/http/, src/drf/, src/request/, src/cache/, src/handlers/, src/web/, src/openapi/, src/routes/
  *   top        src/cli/, src/server.ts, src/supervisor.ts
+ * Inside http, sub-layers, bottom to top (each may import those below it and itself):
+ *   drf < request < cache < web < openapi < http < handlers < routes < app (src/app.ts and
+ *   src/openapi/document.ts, which gathers the route table's path items).
  * A new file or folder of src/ must be given a layer here: a module outside every layer may
  * neither import nor be imported (rule `in-a-layer`).
  */
@@ -19,7 +22,19 @@ const BASE = '^src/(config|log|time|json)\\.ts$';
 const DB = '^src/db/';
 const RESOURCES = '^src/resources/';
 const FEATURES = '^src/(live|spaceapi|interchange|demo|backup|metrics)/';
-const HTTP = '^src/(app\\.ts$|(http|drf|cache|handlers|web|openapi)/)';
+const HTTP = '^src/(app\\.ts$|(http|drf|request|cache|handlers|web|openapi|routes)/)';
+/** The HTTP layer's sub-layers, bottom to top. */
+const HTTP_LAYERS = [
+  ['drf', '^src/drf/'],
+  ['request', '^src/request/'],
+  ['cache', '^src/cache/'],
+  ['web', '^src/web/'],
+  ['openapi', '^src/openapi/(?!document\\.ts$)'],
+  ['http', '^src/http/'],
+  ['handlers', '^src/handlers/'],
+  ['routes', '^src/routes/'],
+  ['app', '^src/(app\\.ts|openapi/document\\.ts)$'],
+];
 const TOP = '^src/(cli/|server\\.ts$|supervisor\\.ts$)';
 const LAYERED = [BASE, DB, RESOURCES, FEATURES, HTTP, TOP];
 
@@ -67,6 +82,19 @@ module.exports = {
     feature('demo', ['interchange']),
     // Prometheus metrics: the app's parts reach it as plain functions (http/metrics.ts wires them).
     feature('metrics'),
+    // Within HTTP: each sub-layer may import the layers below HTTP, the sub-layers below it and itself.
+    ...HTTP_LAYERS.map(([name, path], i) =>
+      layer(
+        `${name}-no-upward`,
+        `src/${name === 'app' ? 'app.ts' : name + '/'} may import only the HTTP sub-layers below it (${
+          HTTP_LAYERS.slice(0, i)
+            .map(([below]) => below)
+            .join(' < ') || 'none'
+        }), itself, and the layers below HTTP.`,
+        path,
+        [BASE, DB, RESOURCES, FEATURES, ...HTTP_LAYERS.slice(0, i + 1).map(([, below]) => below)],
+      ),
+    ),
     layer('http-no-upward', 'The HTTP layer may not import the top layer (cli/, server.ts, supervisor.ts).', HTTP, [BASE, DB, RESOURCES, FEATURES, HTTP]),
     {
       name: 'pg-on-demand',

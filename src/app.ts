@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { CachedBodies } from './cache/cached-bodies.js';
 import { FastReads } from './cache/fast-path.js';
 import { ResponseCache } from './cache/response-cache.js';
@@ -7,43 +7,40 @@ import { openDatabase, type DatabaseHandle } from './db/connection.js';
 import { avatarUrls } from './drf/links.js';
 import { corsHeaders, SECURITY_HEADERS } from './drf/headers.js';
 import { notFound, unavailable } from './drf/errors.js';
-import { checkRequest, routeHeaders, routeOf, type Resolved } from './drf/resolve.js';
 import { FailureThrottle } from './drf/throttle.js';
-import { apiHandler } from './handlers/api.js';
-import { isLegacyDoor, legacyDoorHandler } from './handlers/legacy-door.js';
-import { pagesHandler } from './handlers/pages.js';
+import { pingTimeoutOf, sharedPing } from './handlers/health.js';
 import { openApiDocument } from './openapi/document.js';
-import { isSpaceApi, spaceApiHandler } from './handlers/spaceapi.js';
 import { errorHandler } from './http/error-handler.js';
-import { healthCheck, isHealthCheck, pingTimeoutOf } from './http/health.js';
 import type { ConnectionDrain } from './http/drain.js';
 import { nodeServer, type NodeServer } from './http/node-server.js';
 import type { HtmlError } from './http/reply.js';
-import { describeRequest } from './http/request.js';
+import type { Ready, Route } from './http/route.js';
+import { Router } from './http/router.js';
+import type { Services } from './http/services.js';
 import { clientError, frameworkError } from './http/transport-errors.js';
 import { MqttBridge } from './live/mqtt.js';
 import { SpaceLive } from './live/space-live.js';
 import { AnnouncedWrites } from './live/writes.js';
 import { serializeRequest } from './log.js';
+import { RequestReader } from './request/facts.js';
+import { OpeningPositions } from './resources/openings.js';
+import { ROUTES } from './routes/index.js';
 import { loadSpaceApi } from './spaceapi/config-file.js';
 import { TimeFormatter } from './time.js';
-import { assetHandler } from './handlers/assets.js';
-import { ASSET_PREFIX, Assets } from './web/assets.js';
+import { Assets } from './web/assets.js';
 import { htmlError } from './web/error-pages.js';
 import { PageTimes } from './web/format.js';
 import { HTML_HEADERS, type Site } from './web/layout.js';
-import { pageRouteOf, pageWithSlash, type PageRoute } from './web/routes.js';
-import { pathOf } from './drf/request.js';
 import { instrument } from './http/metrics.js';
 import type { DeliveryResult } from './live/webhooks.js';
 import type { AppMetrics } from './metrics/app-metrics.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** What the checks before the handler learnt (drf/resolve.ts); unset outside the API's routes. */
-    resolved?: Resolved;
-    /** The web page a request is for (web/routes.ts), once routed. */
-    page?: { route: PageRoute; match: RegExpExecArray };
+    /** The route of the table (src/routes/) that answers the request, once routed: its template labels the metrics. */
+    routed?: Route;
+    /** The route, once its checks passed (before the body is read): it answers in the handler. */
+    ready?: Ready;
   }
   interface FastifyInstance {
     /** The process's push stream and webhooks (live/space-live.ts). */
@@ -66,9 +63,10 @@ export interface AppDependencies {
 }
 
 /**
- * The service as a Fastify app. Fastify is a thin shell here: one wildcard route, with our own
- * router (drf/routes.ts) behind it, and Node's server in front of it answering repeated reads
- * from the response cache (cache/fast-path.ts). This function only wires the parts together.
+ * The service as a Fastify app. Fastify is a thin shell here: one wildcard route, with the route
+ * table (src/routes/) and its router behind it, and Node's server in front of it answering
+ * repeated reads from the response cache (cache/fast-path.ts), every request's facts read once
+ * as it arrives (request/facts.ts). This function only wires the parts together.
  */
 export async function buildApp(config: Config, deps: AppDependencies = {}): Promise<FastifyInstance> {
   // The operator's SpaceAPI file, checked before anything opens: a bad one is a ConfigError.
@@ -77,7 +75,17 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const logger = deps.logger ?? { level: config.logLevel };
   const site: Site = { name: siteName(spaceApiSetup?.document, config), assets: new Assets(config.compressMinBytes) };
   const htmlErrors: HtmlError = (request, reply, status, body) => {
-    const page = htmlError(site, { method: request.method, url: request.raw.url ?? '/', accept: request.headers.accept, status, body, headers: reply.getHeaders() });
+    const facts = reader.of(request.raw);
+    const page = htmlError(site, {
+      method: request.method,
+      target: facts.target,
+      preferred: facts.preferred,
+      // Errors the framework raised before routing (a malformed URL) are routed here.
+      isPage: (request.routed ?? router.route(facts.target)?.matched?.route)?.page ?? false,
+      status,
+      body,
+      headers: reply.getHeaders(),
+    });
     if (page !== null) reply.headers(HTML_HEADERS);
     return page;
   };
@@ -89,7 +97,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     bodyLimit: BODY_LIMIT_BYTES,
     logger: typeof logger === 'object' ? { ...logger, serializers: { req: serializeRequest } } : logger,
     trustProxy: config.trustProxy,
-    // Paths are matched by our own route table (drf/routes.ts), so Fastify's router sees one wildcard.
+    // Paths are matched by our own route table (src/routes/), so Fastify's router sees one wildcard.
     routerOptions: { maxParamLength: 65_536 },
     frameworkErrors: (error, request, reply) => {
       frameworkError(error, request, reply, htmlErrors);
@@ -123,7 +131,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     durations: metrics?.requests ?? null,
   });
   app.decorate('connections', node!.connections);
-  node!.setFront((request, response, next) => fast.serve(request, response, next));
+  const reader = new RequestReader(config);
+  node!.setFront(reader, (request, response, facts, next) => fast.serve(request, response, facts, next));
   // The push stream and webhooks; their streams end before the server closes.
   const live = new SpaceLive(config, database, times, app.log);
   app.decorate('live', live);
@@ -139,63 +148,54 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     metrics?.watchMqtt(() => mqtt.connected);
     app.addHook('onClose', () => mqtt.close());
   }
-  const throttle = new FailureThrottle();
-  const health = healthCheck(database, pingTimeoutOf(config));
-  const spaceApi = spaceApiSetup && spaceApiHandler(database, spaceApiSetup, config);
-  if (metrics) instrument(app, metrics, { database, cache, fast, live, spaceApi: Boolean(spaceApi) });
   if (spaceApiSetup) {
     app.log.info({ spaceapi: spaceApiSetup.file, api_compatibility: spaceApiSetup.compatibility }, `SpaceAPI document from ${spaceApiSetup.file}`);
     for (const note of spaceApiSetup.notes) app.log.warn({ spaceapi: spaceApiSetup.file }, `SpaceAPI: ${note}`);
   }
-  const legacyDoor = legacyDoorHandler(database.db, writes, throttle);
-  const pageTimes = new PageTimes(config.timeZone, times);
-  const bodies = new CachedBodies(cache, config);
-  // The API's own description (GET /api/schema/): the same for every request, so built once.
-  // Built on first request: most processes never serve it, and it costs 16–18 ms at start.
+  // The API's own description (GET /api/schema/): the same for every request, so built once, on
+  // first request: most processes never serve it, and it costs 16–18 ms.
   let openapiDocument: unknown;
-  const openapi = () => (openapiDocument ??= openApiDocument(config));
-  const api = apiHandler({ config, database, times, avatar: avatarUrls(config), bodies, fast, site, feed: live.feed, writes, openapi });
-  const pages = pagesHandler({ db: database.db, config, bodies, fast, site, times: pageTimes, zone: times });
-  const asset = assetHandler(site.assets);
+  const services: Services = {
+    config,
+    database,
+    reader,
+    fast,
+    bodies: new CachedBodies(cache, config),
+    times,
+    pageTimes: new PageTimes(config.timeZone, times),
+    avatar: avatarUrls(config),
+    site,
+    feed: live.feed,
+    writes,
+    throttle: new FailureThrottle(),
+    openingPositions: new OpeningPositions(),
+    openapi: () => (openapiDocument ??= openApiDocument(config)),
+    ping: sharedPing(database, pingTimeoutOf(config)),
+    spaceApi: spaceApiSetup ? { setup: spaceApiSetup, latest: undefined } : null,
+  };
+  const router = new Router(ROUTES.filter((route) => route.servedBy(services)));
+  if (metrics) instrument(app, metrics, { database, cache, live });
 
-  // Before the body is read: the checks that DRF makes first (drf/resolve.ts), and the routes
-  // that live outside the API.
+  // Before the body is read: routing, and the checks that DRF makes first (drf/resolve.ts). The
+  // routes that need no body (health, SpaceAPI, assets) answer here.
   app.addHook('onRequest', async (request, reply) => {
     reply.headers(SECURITY_HEADERS).headers(corsHeaders(request.method, request.headers));
     // Requests still arriving on kept-alive connections while shutting down: come back shortly.
     if (closing) throw unavailable({ connection: 'close' });
-    // The load balancers' check is not part of the API: answered here, before the API's routing.
-    const url = request.raw.url;
-    if (isHealthCheck(url)) return health(request, reply);
-    if (spaceApi && isSpaceApi(url)) return spaceApi(request, reply);
-    if (isLegacyDoor(url)) return;
-    if (url?.startsWith(ASSET_PREFIX)) return asset(request, reply);
-    const path = pathOf(url);
-    // Pages live outside /api/, but for the API's reference (/api/docs/).
-    request.page = pageRouteOf(path) ?? undefined;
-    if (request.page) return;
-    if (!path.startsWith('/api/') || path === '/api/docs') {
-      if (pageWithSlash(path))
-        return reply
-          .code(301)
-          .header('location', path + '/' + url!.slice(path.length))
-          .send();
-    }
-    const target = fast.targetOf(request.raw);
-    const routing = routeOf(target);
+    const facts = reader.of(request.raw);
+    const routing = router.route(facts.target);
+    if (routing === null) return;
     if (routing.location !== undefined) return reply.code(301).header('location', routing.location).send();
-    reply.headers(routeHeaders(routing.route));
-    request.resolved = await checkRequest(describeRequest(request), routing.route, target, database.db, throttle);
-    // A valid token on a read: the fast path may answer its next reads (cache/known-tokens.ts).
-    if (request.resolved.token !== null) fast.authenticated(request.raw, request.resolved.token);
+    const { matched } = routing;
+    request.routed = matched.route;
+    const ready = await matched.check({ request, reply, facts, services });
+    if (matched.route.bodiless) return ready.handle({ request, reply, facts, services });
+    request.ready = ready;
   });
   app.setErrorHandler(errorHandler(htmlErrors));
-
-  const handle = async (request: Parameters<typeof api>[0], reply: FastifyReply) => {
-    if (isLegacyDoor(request.raw.url)) return legacyDoor(request, reply);
-    if (request.page) return pages(request, reply, request.page.route, request.page.match);
-    if (!request.resolved) throw notFound();
-    return api(request, reply, request.resolved);
+  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.ready === undefined) throw notFound();
+    return request.ready.handle({ request, reply, facts: reader.of(request.raw), services });
   };
   app.all('*', handle);
   app.setNotFoundHandler(handle);

@@ -4,8 +4,9 @@ import { after, before, describe, it } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { configFrom } from '../src/config.js';
-import { ALLOW, matchRoute, type RouteKind } from '../src/drf/routes.js';
+import type { RouteKind } from '../src/drf/routes.js';
 import { openApiDocument } from '../src/openapi/document.js';
+import { matchApiPath } from '../src/routes/api.js';
 import { request } from './support/http.js';
 import { responseProblem } from './support/openapi.js';
 import { sampleRecords, startServer, type TestServer } from './support/server.js';
@@ -36,6 +37,17 @@ function outsideReferences(document: any): string[] {
 
 const operations = (document: any) =>
   Object.entries(document.paths).flatMap(([path, item]: [string, any]) => METHODS.filter((m) => item[m]).map((method) => ({ path, method, operation: item[method] })));
+
+/** Each API route kind's methods, as the contract lists them (`Allow`). */
+const ALLOW: Record<RouteKind, string> = {
+  root: 'GET, HEAD, OPTIONS',
+  list: 'GET, POST, HEAD, OPTIONS',
+  detail: 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS',
+  status: 'GET, HEAD, OPTIONS',
+  hours: 'GET, HEAD, OPTIONS',
+  stream: 'GET, HEAD, OPTIONS',
+  schema: 'GET, HEAD, OPTIONS',
+};
 
 describe('the OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document on its own (@seriousme/openapi-schema-validator, no other document given)', async () => {
@@ -73,12 +85,12 @@ describe('the OpenAPI document', () => {
     assert.equal(result.valid, false);
   });
 
-  it('has a path item for every route kind of the router, with the methods ALLOW gives it, and no path the router lacks', () => {
+  it('has a path item for every route kind of the route table, with the methods the contract gives it, and no path the router lacks', () => {
     const document = built();
     const kinds = new Set<RouteKind>();
     for (const [path, item] of Object.entries(document.paths) as [string, any][]) {
       if (!path.startsWith('/api/')) continue;
-      const route = matchRoute(path.replace('{id}', '7'));
+      const route = matchApiPath(path.replace('{id}', '7'));
       assert.ok(route, `${path} is no route`);
       kinds.add(route.kind);
       const methods = METHODS.filter((m) => item[m]).map((m) => m.toUpperCase());
@@ -87,7 +99,7 @@ describe('the OpenAPI document', () => {
       assert.equal(Boolean(item['x-format-suffixes']), route.kind !== 'stream', `${path}: format suffixes`);
       // `/api/users.json`, `/api/users/7.json`, `/api/.json`
       const suffixed = path === '/api/' ? '/api/.json' : path.replace('{id}', '7').replace(/\/$/, '.json');
-      if (item['x-format-suffixes']) assert.equal(matchRoute(suffixed)?.kind, route.kind, suffixed);
+      if (item['x-format-suffixes']) assert.equal(matchApiPath(suffixed)?.kind, route.kind, suffixed);
     }
     assert.deepEqual([...kinds].sort(), (Object.keys(ALLOW) as RouteKind[]).sort());
   });

@@ -10,7 +10,8 @@ import { apiUrl, avatarUrl, baseUrlOf, linkStyle, mediaPath, pageUrl } from '../
 import { checkAccept, requestedFormat } from '../src/drf/negotiation.js';
 import { pageCount, pageNumberOf, pageSizeOf, parsePositiveInteger } from '../src/drf/pagination.js';
 import { compareCodePoints, decodeComponent, encodeComponent, lastValue, parseQuery, rebuildQuery, type QueryPair } from '../src/drf/query.js';
-import { decodePath, matchRoute, parseId, type RouteMatch } from '../src/drf/routes.js';
+import { decodePath, parseId, type RouteMatch } from '../src/drf/routes.js';
+import { matchApiPath } from '../src/routes/api.js';
 import { formatIsoUtc, parseIsoMicros, TimeFormatter } from '../src/time.js';
 
 describe('query', () => {
@@ -422,11 +423,16 @@ describe('links', () => {
     it('https when the request protocol is https', () => {
       assert.equal(baseUrlOf(fake('example.org', 'https'), { publicUrl: null }), 'https://example.org');
     });
+    for (const host of ['exa mple.org', 'example.org/evil', 'example.org:123456', 'ex@mple.org']) {
+      it(`Host ${JSON.stringify(host)} is refused (null: Django's 400 where links are made)`, () => {
+        assert.equal(baseUrlOf(fake(host), { publicUrl: null }), null);
+      });
+    }
   });
 });
 
 describe('routes and negotiation', () => {
-  describe('matchRoute', () => {
+  describe('matchApiPath (the API routes of the route table)', () => {
     const cases: [string, RouteMatch | null][] = [
       ['/api/', { kind: 'root', collection: null, id: null, suffix: null }],
       ['/api/.json', { kind: 'root', collection: null, id: null, suffix: 'json' }],
@@ -453,7 +459,7 @@ describe('routes and negotiation', () => {
       ['/', null],
     ];
     for (const [path, match] of cases) {
-      it(`${path} → ${JSON.stringify(match)}`, () => assert.deepEqual(matchRoute(path), match));
+      it(`${path} → ${JSON.stringify(match)}`, () => assert.deepEqual(matchApiPath(path), match));
     }
   });
 

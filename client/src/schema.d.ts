@@ -44,101 +44,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/api/meetings/': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Meeting List: read */
-    get: operations['getMeetingList'];
-    put?: never;
-    /** Meeting List: create a record */
-    post: operations['postMeetingList'];
-    delete?: never;
-    /**
-     * Meeting List: describe the route (DRF's metadata)
-     * @description With a token that may write here, `actions` describes the writable fields.
-     */
-    options: operations['optionsMeetingList'];
-    /** Meeting List: the headers of a GET */
-    head: operations['headMeetingList'];
-    patch?: never;
-    trace?: never;
-  };
-  '/api/users/': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** User List: read */
-    get: operations['getUserList'];
-    put?: never;
-    /** User List: create a record */
-    post: operations['postUserList'];
-    delete?: never;
-    /**
-     * User List: describe the route (DRF's metadata)
-     * @description With a token that may write here, `actions` describes the writable fields.
-     */
-    options: operations['optionsUserList'];
-    /** User List: the headers of a GET */
-    head: operations['headUserList'];
-    patch?: never;
-    trace?: never;
-  };
-  '/api/projects/': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Project List: read */
-    get: operations['getProjectList'];
-    put?: never;
-    /** Project List: create a record */
-    post: operations['postProjectList'];
-    delete?: never;
-    /**
-     * Project List: describe the route (DRF's metadata)
-     * @description With a token that may write here, `actions` describes the writable fields.
-     */
-    options: operations['optionsProjectList'];
-    /** Project List: the headers of a GET */
-    head: operations['headProjectList'];
-    patch?: never;
-    trace?: never;
-  };
-  '/api/space/openings/': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Openings List: read */
-    get: operations['getOpeningsList'];
-    put?: never;
-    /**
-     * Openings List: report the door's state (admins may backfill a past `time`)
-     * @description A door token may post `is_open` only; an admin token may add `time`. The same state twice records nothing (200).
-     */
-    post: operations['postOpeningsList'];
-    delete?: never;
-    /**
-     * Openings List: describe the route (DRF's metadata)
-     * @description With a token that may write here, `actions` describes the writable fields.
-     */
-    options: operations['optionsOpeningsList'];
-    /** Openings List: the headers of a GET */
-    head: operations['headOpeningsList'];
-    patch?: never;
-    trace?: never;
-  };
   '/api/events/{id}/': {
     parameters: {
       query?: never;
@@ -165,6 +70,29 @@ export interface paths {
     head: operations['headEventInstance'];
     /** Event Instance: change some fields of a record */
     patch: operations['patchEventInstance'];
+    trace?: never;
+  };
+  '/api/meetings/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Meeting List: read */
+    get: operations['getMeetingList'];
+    put?: never;
+    /** Meeting List: create a record */
+    post: operations['postMeetingList'];
+    delete?: never;
+    /**
+     * Meeting List: describe the route (DRF's metadata)
+     * @description With a token that may write here, `actions` describes the writable fields.
+     */
+    options: operations['optionsMeetingList'];
+    /** Meeting List: the headers of a GET */
+    head: operations['headMeetingList'];
+    patch?: never;
     trace?: never;
   };
   '/api/meetings/{id}/': {
@@ -195,6 +123,29 @@ export interface paths {
     patch: operations['patchMeetingInstance'];
     trace?: never;
   };
+  '/api/users/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** User List: read */
+    get: operations['getUserList'];
+    put?: never;
+    /** User List: create a record */
+    post: operations['postUserList'];
+    delete?: never;
+    /**
+     * User List: describe the route (DRF's metadata)
+     * @description With a token that may write here, `actions` describes the writable fields.
+     */
+    options: operations['optionsUserList'];
+    /** User List: the headers of a GET */
+    head: operations['headUserList'];
+    patch?: never;
+    trace?: never;
+  };
   '/api/users/{id}/': {
     parameters: {
       query?: never;
@@ -223,6 +174,29 @@ export interface paths {
     patch: operations['patchUserInstance'];
     trace?: never;
   };
+  '/api/projects/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Project List: read */
+    get: operations['getProjectList'];
+    put?: never;
+    /** Project List: create a record */
+    post: operations['postProjectList'];
+    delete?: never;
+    /**
+     * Project List: describe the route (DRF's metadata)
+     * @description With a token that may write here, `actions` describes the writable fields.
+     */
+    options: operations['optionsProjectList'];
+    /** Project List: the headers of a GET */
+    head: operations['headProjectList'];
+    patch?: never;
+    trace?: never;
+  };
   '/api/projects/{id}/': {
     parameters: {
       query?: never;
@@ -249,6 +223,32 @@ export interface paths {
     head: operations['headProjectInstance'];
     /** Project Instance: change some fields of a record */
     patch: operations['patchProjectInstance'];
+    trace?: never;
+  };
+  '/api/space/openings/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Openings List: read */
+    get: operations['getOpeningsList'];
+    put?: never;
+    /**
+     * Openings List: report the door's state (admins may backfill a past `time`)
+     * @description A door token may post `is_open` only; an admin token may add `time`. The same state twice records nothing (200).
+     */
+    post: operations['postOpeningsList'];
+    delete?: never;
+    /**
+     * Openings List: describe the route (DRF's metadata)
+     * @description With a token that may write here, `actions` describes the writable fields.
+     */
+    options: operations['optionsOpeningsList'];
+    /** Openings List: the headers of a GET */
+    head: operations['headOpeningsList'];
+    patch?: never;
     trace?: never;
   };
   '/api/space/openings/{id}/': {
@@ -355,6 +355,24 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/healthz': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Whether the service and its database answer */
+    get: operations['getHealth'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    /** The health check without a body */
+    head: operations['headHealth'];
+    patch?: never;
+    trace?: never;
+  };
   '/spaceapi.json': {
     parameters: {
       query?: never;
@@ -371,24 +389,6 @@ export interface paths {
     options: operations['optionsSpaceApi'];
     /** The headers of the SpaceAPI document */
     head: operations['headSpaceApi'];
-    patch?: never;
-    trace?: never;
-  };
-  '/healthz': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** Whether the service and its database answer */
-    get: operations['getHealth'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    /** The health check without a body */
-    head: operations['headHealth'];
     patch?: never;
     trace?: never;
   };
@@ -1912,615 +1912,6 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
-  getMeetingList: {
-    parameters: {
-      query?: {
-        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
-        format?: components['parameters']['format'];
-        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
-        page?: components['parameters']['page'];
-        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
-        page_size?: components['parameters']['page_size'];
-      };
-      header?: {
-        /** @description An ETag received before (or `*`): 304 while it still matches */
-        'If-None-Match'?: components['parameters']['If-None-Match'];
-        /** @description Honoured when there is no If-None-Match */
-        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of the collection */
-      200: {
-        headers: {
-          ETag: components['headers']['ETag'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['MeetingPage'];
-          'text/html': components['schemas']['BrowsablePage'];
-        };
-      };
-      304: components['responses']['NotModified'];
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      406: components['responses']['NotAcceptable'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['Unavailable'];
-    };
-  };
-  postMeetingList: {
-    parameters: {
-      query?: {
-        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
-        format?: components['parameters']['format'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['MeetingFields'];
-        'application/x-www-form-urlencoded': components['schemas']['MeetingFields'];
-      };
-    };
-    responses: {
-      /** @description Created: the record */
-      201: {
-        headers: {
-          /** @description The record's URL */
-          Location: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Meeting'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      406: components['responses']['NotAcceptable'];
-      409: components['responses']['Conflict'];
-      413: components['responses']['PayloadTooLarge'];
-      415: components['responses']['UnsupportedMediaType'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['Unavailable'];
-    };
-  };
-  optionsMeetingList: {
-    parameters: {
-      query?: {
-        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
-        format?: components['parameters']['format'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description DRF's metadata */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Options'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      406: components['responses']['NotAcceptable'];
-      413: components['responses']['PayloadTooLarge'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['Unavailable'];
-    };
-  };
-  headMeetingList: {
-    parameters: {
-      query?: {
-        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
-        format?: components['parameters']['format'];
-        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
-        page?: components['parameters']['page'];
-        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
-        page_size?: components['parameters']['page_size'];
-      };
-      header?: {
-        /** @description An ETag received before (or `*`): 304 while it still matches */
-        'If-None-Match'?: components['parameters']['If-None-Match'];
-        /** @description Honoured when there is no If-None-Match */
-        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The GET's status and headers, without a body */
-      200: {
-        headers: {
-          ETag: components['headers']['ETag'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      304: components['responses']['NotModified'];
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      406: components['responses']['NotAcceptable'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['Unavailable'];
-    };
-  };
-  getUserList: {
-    parameters: {
-      query?: {
-        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
-        format?: components['parameters']['format'];
-        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
-        page?: components['parameters']['page'];
-        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
-        page_size?: components['parameters']['page_size'];
-      };
-      header?: {
-        /** @description An ETag received before (or `*`): 304 while it still matches */
-        'If-None-Match'?: components['parameters']['If-None-Match'];
-        /** @description Honoured when there is no If-None-Match */
-        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of the collection */
-      200: {
-        headers: {
-          ETag: components['headers']['ETag'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['UserPage'];
-          'text/html': components['schemas']['BrowsablePage'];
-        };
-      };
-      304: components['responses']['NotModified'];
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      406: components['responses']['NotAcceptable'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['Unavailable'];
-    };
-  };
-  postUserList: {
-    parameters: {
-      query?: {
-        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
-        format?: components['parameters']['format'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['UserFields'];
-        'application/x-www-form-urlencoded': components['schemas']['UserFields'];
-      };
-    };
-    responses: {
-      /** @description Created: the record */
-      201: {
-        headers: {
-          /** @description The record's URL */
-          Location: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['User'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      406: components['responses']['NotAcceptable'];
-      409: components['responses']['Conflict'];
-      413: components['responses']['PayloadTooLarge'];
-      415: components['responses']['UnsupportedMediaType'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['Unavailable'];
-    };
-  };
-  optionsUserList: {
-    parameters: {
-      query?: {
-        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
-        format?: components['parameters']['format'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description DRF's metadata */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Options'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      406: components['responses']['NotAcceptable'];
-      413: components['responses']['PayloadTooLarge'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['Unavailable'];
-    };
-  };
-  headUserList: {
-    parameters: {
-      query?: {
-        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
-        format?: components['parameters']['format'];
-        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
-        page?: components['parameters']['page'];
-        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
-        page_size?: components['parameters']['page_size'];
-      };
-      header?: {
-        /** @description An ETag received before (or `*`): 304 while it still matches */
-        'If-None-Match'?: components['parameters']['If-None-Match'];
-        /** @description Honoured when there is no If-None-Match */
-        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The GET's status and headers, without a body */
-      200: {
-        headers: {
-          ETag: components['headers']['ETag'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      304: components['responses']['NotModified'];
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      406: components['responses']['NotAcceptable'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['Unavailable'];
-    };
-  };
-  getProjectList: {
-    parameters: {
-      query?: {
-        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
-        format?: components['parameters']['format'];
-        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
-        page?: components['parameters']['page'];
-        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
-        page_size?: components['parameters']['page_size'];
-      };
-      header?: {
-        /** @description An ETag received before (or `*`): 304 while it still matches */
-        'If-None-Match'?: components['parameters']['If-None-Match'];
-        /** @description Honoured when there is no If-None-Match */
-        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of the collection */
-      200: {
-        headers: {
-          ETag: components['headers']['ETag'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ProjectPage'];
-          'text/html': components['schemas']['BrowsablePage'];
-        };
-      };
-      304: components['responses']['NotModified'];
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      406: components['responses']['NotAcceptable'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['Unavailable'];
-    };
-  };
-  postProjectList: {
-    parameters: {
-      query?: {
-        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
-        format?: components['parameters']['format'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['ProjectFields'];
-        'application/x-www-form-urlencoded': components['schemas']['ProjectFields'];
-      };
-    };
-    responses: {
-      /** @description Created: the record */
-      201: {
-        headers: {
-          /** @description The record's URL */
-          Location: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Project'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      406: components['responses']['NotAcceptable'];
-      409: components['responses']['Conflict'];
-      413: components['responses']['PayloadTooLarge'];
-      415: components['responses']['UnsupportedMediaType'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['Unavailable'];
-    };
-  };
-  optionsProjectList: {
-    parameters: {
-      query?: {
-        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
-        format?: components['parameters']['format'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description DRF's metadata */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Options'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      406: components['responses']['NotAcceptable'];
-      413: components['responses']['PayloadTooLarge'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['Unavailable'];
-    };
-  };
-  headProjectList: {
-    parameters: {
-      query?: {
-        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
-        format?: components['parameters']['format'];
-        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
-        page?: components['parameters']['page'];
-        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
-        page_size?: components['parameters']['page_size'];
-      };
-      header?: {
-        /** @description An ETag received before (or `*`): 304 while it still matches */
-        'If-None-Match'?: components['parameters']['If-None-Match'];
-        /** @description Honoured when there is no If-None-Match */
-        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The GET's status and headers, without a body */
-      200: {
-        headers: {
-          ETag: components['headers']['ETag'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      304: components['responses']['NotModified'];
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      406: components['responses']['NotAcceptable'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['Unavailable'];
-    };
-  };
-  getOpeningsList: {
-    parameters: {
-      query?: {
-        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
-        format?: components['parameters']['format'];
-        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
-        page?: components['parameters']['page'];
-        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
-        page_size?: components['parameters']['page_size'];
-      };
-      header?: {
-        /** @description An ETag received before (or `*`): 304 while it still matches */
-        'If-None-Match'?: components['parameters']['If-None-Match'];
-        /** @description Honoured when there is no If-None-Match */
-        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description A page of the collection */
-      200: {
-        headers: {
-          ETag: components['headers']['ETag'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OpeningsPage'];
-          'text/html': components['schemas']['BrowsablePage'];
-        };
-      };
-      304: components['responses']['NotModified'];
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      406: components['responses']['NotAcceptable'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['Unavailable'];
-    };
-  };
-  postOpeningsList: {
-    parameters: {
-      query?: {
-        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
-        format?: components['parameters']['format'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['OpeningsFields'];
-        'application/x-www-form-urlencoded': components['schemas']['OpeningsFields'];
-      };
-    };
-    responses: {
-      /** @description The report repeats the state (or a backfill falls where it already was): nothing recorded; the latest opening */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Openings'];
-        };
-      };
-      /** @description Created: the record */
-      201: {
-        headers: {
-          /** @description The record's URL */
-          Location: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Openings'];
-        };
-      };
-      400: components['responses']['BadRequest'];
-      401: components['responses']['Unauthorized'];
-      403: components['responses']['Forbidden'];
-      404: components['responses']['NotFound'];
-      406: components['responses']['NotAcceptable'];
-      409: components['responses']['Conflict'];
-      413: components['responses']['PayloadTooLarge'];
-      415: components['responses']['UnsupportedMediaType'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['Unavailable'];
-    };
-  };
-  optionsOpeningsList: {
-    parameters: {
-      query?: {
-        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
-        format?: components['parameters']['format'];
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description DRF's metadata */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Options'];
-        };
-      };
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      406: components['responses']['NotAcceptable'];
-      413: components['responses']['PayloadTooLarge'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['Unavailable'];
-    };
-  };
-  headOpeningsList: {
-    parameters: {
-      query?: {
-        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
-        format?: components['parameters']['format'];
-        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
-        page?: components['parameters']['page'];
-        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
-        page_size?: components['parameters']['page_size'];
-      };
-      header?: {
-        /** @description An ETag received before (or `*`): 304 while it still matches */
-        'If-None-Match'?: components['parameters']['If-None-Match'];
-        /** @description Honoured when there is no If-None-Match */
-        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The GET's status and headers, without a body */
-      200: {
-        headers: {
-          ETag: components['headers']['ETag'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      304: components['responses']['NotModified'];
-      401: components['responses']['Unauthorized'];
-      404: components['responses']['NotFound'];
-      406: components['responses']['NotAcceptable'];
-      429: components['responses']['TooManyRequests'];
-      500: components['responses']['InternalError'];
-      503: components['responses']['Unavailable'];
-    };
-  };
   getEventInstance: {
     parameters: {
       query?: {
@@ -2743,6 +2134,156 @@ export interface operations {
       409: components['responses']['Conflict'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getMeetingList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
+        page?: components['parameters']['page'];
+        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
+        page_size?: components['parameters']['page_size'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of the collection */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MeetingPage'];
+          'text/html': components['schemas']['BrowsablePage'];
+        };
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  postMeetingList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['MeetingFields'];
+        'application/x-www-form-urlencoded': components['schemas']['MeetingFields'];
+      };
+    };
+    responses: {
+      /** @description Created: the record */
+      201: {
+        headers: {
+          /** @description The record's URL */
+          Location: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Meeting'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  optionsMeetingList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description DRF's metadata */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Options'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  headMeetingList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
+        page?: components['parameters']['page'];
+        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
+        page_size?: components['parameters']['page_size'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The GET's status and headers, without a body */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalError'];
       503: components['responses']['Unavailable'];
@@ -2975,6 +2516,156 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  getUserList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
+        page?: components['parameters']['page'];
+        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
+        page_size?: components['parameters']['page_size'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of the collection */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UserPage'];
+          'text/html': components['schemas']['BrowsablePage'];
+        };
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  postUserList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['UserFields'];
+        'application/x-www-form-urlencoded': components['schemas']['UserFields'];
+      };
+    };
+    responses: {
+      /** @description Created: the record */
+      201: {
+        headers: {
+          /** @description The record's URL */
+          Location: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['User'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  optionsUserList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description DRF's metadata */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Options'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  headUserList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
+        page?: components['parameters']['page'];
+        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
+        page_size?: components['parameters']['page_size'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The GET's status and headers, without a body */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   getUserInstance: {
     parameters: {
       query?: {
@@ -3202,6 +2893,156 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  getProjectList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
+        page?: components['parameters']['page'];
+        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
+        page_size?: components['parameters']['page_size'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of the collection */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProjectPage'];
+          'text/html': components['schemas']['BrowsablePage'];
+        };
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  postProjectList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['ProjectFields'];
+        'application/x-www-form-urlencoded': components['schemas']['ProjectFields'];
+      };
+    };
+    responses: {
+      /** @description Created: the record */
+      201: {
+        headers: {
+          /** @description The record's URL */
+          Location: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Project'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  optionsProjectList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description DRF's metadata */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Options'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  headProjectList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
+        page?: components['parameters']['page'];
+        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
+        page_size?: components['parameters']['page_size'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The GET's status and headers, without a body */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
   getProjectInstance: {
     parameters: {
       query?: {
@@ -3424,6 +3265,165 @@ export interface operations {
       409: components['responses']['Conflict'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getOpeningsList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
+        page?: components['parameters']['page'];
+        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
+        page_size?: components['parameters']['page_size'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of the collection */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OpeningsPage'];
+          'text/html': components['schemas']['BrowsablePage'];
+        };
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  postOpeningsList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['OpeningsFields'];
+        'application/x-www-form-urlencoded': components['schemas']['OpeningsFields'];
+      };
+    };
+    responses: {
+      /** @description The report repeats the state (or a backfill falls where it already was): nothing recorded; the latest opening */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Openings'];
+        };
+      };
+      /** @description Created: the record */
+      201: {
+        headers: {
+          /** @description The record's URL */
+          Location: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Openings'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  optionsOpeningsList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description DRF's metadata */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Options'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  headOpeningsList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
+        page?: components['parameters']['page'];
+        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
+        page_size?: components['parameters']['page_size'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The GET's status and headers, without a body */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalError'];
       503: components['responses']['Unavailable'];
@@ -4065,6 +4065,64 @@ export interface operations {
       503: components['responses']['Unavailable'];
     };
   };
+  getHealth: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Up */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Health'];
+        };
+      };
+      500: components['responses']['InternalError'];
+      /** @description The database did not answer in time (`{"status": "unavailable", "database": "down"}`), or the server is shutting down (`{"detail": …}`) */
+      503: {
+        headers: {
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Health'] | components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  headHealth: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Up */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      500: components['responses']['InternalError'];
+      /** @description The database did not answer in time (`{"status": "unavailable", "database": "down"}`), or the server is shutting down (`{"detail": …}`) */
+      503: {
+        headers: {
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
   getSpaceApi: {
     parameters: {
       query?: never;
@@ -4130,64 +4188,6 @@ export interface operations {
       404: components['responses']['NotFound'];
       500: components['responses']['InternalError'];
       503: components['responses']['Unavailable'];
-    };
-  };
-  getHealth: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Up */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Health'];
-        };
-      };
-      500: components['responses']['InternalError'];
-      /** @description The database did not answer in time (`{"status": "unavailable", "database": "down"}`), or the server is shutting down (`{"detail": …}`) */
-      503: {
-        headers: {
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Health'] | components['schemas']['Error'];
-        };
-      };
-    };
-  };
-  headHealth: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Up */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      500: components['responses']['InternalError'];
-      /** @description The database did not answer in time (`{"status": "unavailable", "database": "down"}`), or the server is shutting down (`{"detail": …}`) */
-      503: {
-        headers: {
-          'Retry-After': components['headers']['Retry-After'];
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
     };
   };
   postChangeStatus: {

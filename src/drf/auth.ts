@@ -1,7 +1,7 @@
 import type { Db } from '../db/connection.js';
 import { findToken, touchToken, type TokenInfo } from '../resources/tokens.js';
 import { ApiError, invalidToken, throttled } from './errors.js';
-import type { HttpRequest } from './request.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { RouteMatch } from './routes.js';
 import type { FailureThrottle } from './throttle.js';
 
@@ -10,7 +10,7 @@ import type { FailureThrottle } from './throttle.js';
  * is anonymous; credentials are checked on every method, and every failure counts towards the
  * client's throttle. The secret never appears in a message or a log.
  */
-export async function authenticate(request: Pick<HttpRequest, 'headers' | 'ip'>, db: Db, throttle: FailureThrottle): Promise<TokenInfo | null> {
+export async function authenticate(request: { headers: IncomingHttpHeaders; ip: string }, db: Db, throttle: FailureThrottle): Promise<TokenInfo | null> {
   const secret = presentedSecret(request.headers.authorization);
   if (secret === null) return null;
   return checkSecret(db, throttle, request.ip, secret);

@@ -5,22 +5,34 @@ import type { TimeFormatter } from '../time.js';
 import { ApiError } from './errors.js';
 import type { Format } from './negotiation.js';
 import { rebuildQuery, type QueryPair } from './query.js';
-import type { HttpRequest } from './request.js';
 
 /** Host names as Django accepts them (plus letter case, which we keep), or an IPv6 literal. */
 export const HOST = /^(?:[A-Za-z0-9.\-_]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
 
-/** `{base}` of the contract: PUBLIC_URL, else scheme and Host of the request. */
-export function baseUrlOf(request: Pick<HttpRequest, 'host' | 'protocol' | 'localAddress' | 'localPort'>, config: Pick<Config, 'publicUrl'>): string {
+/** Where a request came from, as the base URL needs it: scheme and Host (behind trusted proxies, the forwarded ones). */
+export interface Origin {
+  protocol: 'http' | 'https';
+  host: string | undefined;
+  /** The address and port the server answered on (for an HTTP/1.0 request without Host). */
+  localAddress?: string;
+  localPort?: number;
+}
+
+/** `{base}` of the contract: PUBLIC_URL, else scheme and Host of the request; null for a Host Django refuses. */
+export function baseUrlOf(origin: Origin, config: Pick<Config, 'publicUrl'>): string | null {
   if (config.publicUrl !== null) return config.publicUrl;
-  let host = request.host;
+  let host = origin.host;
   if (!host) {
-    // HTTP/1.0 without Host: the address the server answered on.
-    const { localAddress = '127.0.0.1', localPort } = request;
+    const { localAddress = '127.0.0.1', localPort } = origin;
     host = (localAddress.includes(':') ? `[${localAddress}]` : localAddress) + (localPort ? `:${localPort}` : '');
   }
-  if (!HOST.test(host)) throw new ApiError(400, 'Invalid Host header.');
-  return `${request.protocol}://${host}`;
+  return HOST.test(host) ? `${origin.protocol}://${host}` : null;
+}
+
+/** The base URL where links are made: a request with an invalid Host gets Django's 400. */
+export function requireBase(base: string | null): string {
+  if (base === null) throw new ApiError(400, 'Invalid Host header.');
+  return base;
 }
 
 /** How hyperlinks inside a body carry the request's format (as DRF's reverse() does). */

@@ -4,11 +4,20 @@ import { mayWrite } from './auth.js';
 import { collections } from './collections.js';
 import type { RouteMatch } from './routes.js';
 
+/** The event stream's OPTIONS: it renders Server-Sent Events and parses nothing. */
+export const STREAM_OPTIONS = {
+  name: 'Space Stream',
+  description: 'The space\'s state as Server-Sent Events: the current state, then one "state" event per change; Last-Event-ID resumes.',
+  renders: ['text/event-stream'],
+  parses: [] as string[],
+};
+
 /** What DRF's views say they parse. */
 const PARSES = ['application/json', 'application/x-www-form-urlencoded'];
 
 /** DRF's metadata for OPTIONS on an API route (not the stream's), with `actions` when the caller may write there. */
 export function optionsBody(route: RouteMatch, token: TokenInfo | null) {
+  if (route.kind === 'stream') return STREAM_OPTIONS;
   if (route.kind === 'root') {
     return { name: 'Api Root', description: 'The default basic root view for DefaultRouter', renders: ['application/json'], parses: PARSES };
   }

@@ -99,16 +99,6 @@ function qualityOf(parameters: string[]): number {
   return 1;
 }
 
-/**
- * What a request's answer is made of: JSON or HTML. `format=json` (or `.json`) always gives JSON;
- * `format=api` (or `.api`) and no format follow Accept. An Accept that admits neither is a 406.
- */
-export function mediaOf(accept: string | undefined, format: Format | null): Media {
-  const media = preferredMedia(accept);
-  if (media === null) throw notAcceptable();
-  return format === 'json' ? 'json' : media;
-}
-
 /** Accepts any Accept header that admits JSON or HTML; anything else is a 406. */
 export function checkAccept(accept: string | undefined): void {
   if (preferredMedia(accept) === null) throw notAcceptable();

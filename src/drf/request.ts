@@ -1,25 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import { parseQuery, type QueryPair } from './query.js';
-
-/**
- * A request as the DRF layer sees it: what the client sent and where from, with no framework
- * object. The full path (http/request.ts) describes Fastify's request, the fast path
- * (cache/fast-path.ts) Node's, so that both run the same checks, keys and links.
- */
-export interface HttpRequest {
-  readonly method: string;
-  /** The request target as sent: path and query, still percent-encoded. */
-  readonly url: string;
-  readonly headers: IncomingHttpHeaders;
-  /** The client's address (behind trusted proxies, the one they forwarded). */
-  readonly ip: string;
-  /** The Host the client named (behind trusted proxies, the forwarded one), if any. */
-  readonly host: string | undefined;
-  readonly protocol: 'http' | 'https';
-  /** The address and port the server answered on (for an HTTP/1.0 request without Host). */
-  readonly localAddress: string | undefined;
-  readonly localPort: number | undefined;
-}
 
 /** A request target split once, for routing, the cache key and the page links alike. */
 export interface Target {

@@ -2,7 +2,7 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { FieldErrors, type FieldMessages } from '../resources/write-errors.js';
 import type { RelationTarget } from '../resources/write-schema.js';
 import { parseLocalMicros, parseIsoMicros } from '../time.js';
-import { decodePath, matchRoute, parseId } from './routes.js';
+import { decodePath, parseId, type RouteMatch } from './routes.js';
 
 /**
  * DRF's serializer fields, driven by a resource's writable-field schema (resources/write-schema.ts):
@@ -20,7 +20,12 @@ export interface ReadOptions {
   mode: WriteMode;
   /** The zone a date-time without an offset is read in (DRF reads it in the current time zone). */
   timeZone: string;
+  /** The API route a decoded path names (the route table's), for hyperlinked relations. */
+  routeOf: ApiPathMatch;
 }
+
+/** The API route of a percent-decoded path, or null when none matches. */
+export type ApiPathMatch = (decodedPath: string) => RouteMatch | null;
 
 const REQUIRED = 'This field is required.';
 const NOT_NULL = 'This field may not be null.';
@@ -85,8 +90,8 @@ function readField(field: TSchema, raw: unknown, form: boolean, options: ReadOpt
   // A form cannot send null: an empty value means null where null is allowed (DRF's html input).
   // A relation reads an empty string as null in any body (DRF's RelatedField.run_validation).
   if (raw === null || (raw === '' && ((form && allowsNull) || inner['x-relation']))) return allowsNull ? { value: null } : { error: NOT_NULL };
-  if (inner['x-relation']) return readRelation(raw, inner['x-relation'] as RelationTarget);
-  if (inner.type === 'array') return readRelations(raw, inner.items as TSchema);
+  if (inner['x-relation']) return readRelation(raw, inner['x-relation'] as RelationTarget, options.routeOf);
+  if (inner.type === 'array') return readRelations(raw, inner.items as TSchema, options.routeOf);
   if (inner.enum) return readChoice(raw, inner.enum as string[]);
   if (inner.format === 'date-time') return readDateTime(raw, options.timeZone);
   if (inner.type === 'integer') return readInteger(raw, inner.minimum as number | undefined, inner.maximum as number | undefined);
@@ -175,7 +180,7 @@ function readDateTime(raw: unknown, timeZone: string): FieldResult {
  * target collection's detail route. Whether the record exists is checked in the write's
  * transaction, by the resource module.
  */
-function readRelation(raw: unknown, target: RelationTarget): FieldResult {
+function readRelation(raw: unknown, target: RelationTarget, routeOf: ApiPathMatch): FieldResult {
   if (typeof raw !== 'string') return { error: `Incorrect type. Expected URL string, received ${pythonType(raw)}.` };
   let path: string;
   try {
@@ -184,18 +189,18 @@ function readRelation(raw: unknown, target: RelationTarget): FieldResult {
     return { error: 'Invalid hyperlink - No URL match.' };
   }
   const decoded = decodePath(path);
-  const route = decoded === null ? null : matchRoute(decoded);
+  const route = decoded === null ? null : routeOf(decoded);
   if (route === null) return { error: 'Invalid hyperlink - No URL match.' };
   if (route.kind !== 'detail' || route.collection !== target) return { error: 'Invalid hyperlink - Incorrect URL match.' };
   const id = parseId(route.id!);
   return id === null ? { error: 'Invalid hyperlink - Object does not exist.' } : { value: id };
 }
 
-function readRelations(raw: unknown, item: TSchema): FieldResult {
+function readRelations(raw: unknown, item: TSchema, routeOf: ApiPathMatch): FieldResult {
   if (!Array.isArray(raw)) return { error: `Expected a list of items but got type "${pythonType(raw)}".` };
   const ids: number[] = [];
   for (const element of raw) {
-    const result = readRelation(element, item['x-relation'] as RelationTarget);
+    const result = readRelation(element, item['x-relation'] as RelationTarget, routeOf);
     if ('error' in result) return result;
     ids.push(result.value as number);
   }

@@ -1,51 +1,54 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { FastReads } from '../cache/fast-path.js';
-import type { CachedBodies } from '../cache/cached-bodies.js';
-import type { Config } from '../config.js';
-import type { DatabaseHandle } from '../db/connection.js';
-import { baseUrlOf, linkStyle, recordContext } from '../drf/links.js';
+import type { FastifyReply } from 'fastify';
+import { linkStyle, recordContext, requireBase } from '../drf/links.js';
 import { optionsBody } from '../drf/metadata.js';
-import type { Resolved } from '../drf/resolve.js';
-import { SAFE_METHODS } from '../drf/routes.js';
+import { checkRequest, type Resolved } from '../drf/resolve.js';
+import { SAFE_METHODS, type RouteMatch } from '../drf/routes.js';
+import type { ApiPathMatch } from '../drf/serializer.js';
+import type { Exchange } from '../http/route.js';
 import { sendJson } from '../http/reply.js';
-import { describeRequest } from '../http/request.js';
-import type { SpaceFeed } from '../live/space-feed.js';
-import type { AnnouncedWrites } from '../live/writes.js';
-import type { TimeFormatter } from '../time.js';
-import type { Site } from '../web/layout.js';
-import { readHandler } from './read.js';
-import { streamHandler } from './stream.js';
-import { writeHandler } from './write.js';
+import { readApi } from './read.js';
+import { stream } from './stream.js';
+import { write } from './write.js';
 
-export interface ApiDependencies {
-  config: Config;
-  database: DatabaseHandle;
-  times: TimeFormatter;
-  avatar: (email: string) => string;
-  bodies: CachedBodies;
-  fast: FastReads;
-  site: Site;
-  feed: SpaceFeed;
-  writes: AnnouncedWrites;
-  /** The OpenAPI document served at /api/schema/, built on first request (openapi/document.ts). */
-  openapi: () => unknown;
+/** An API route's request: its params are the route it matched, as DRF's URLconf names it. */
+export type ApiExchange = Exchange<RouteMatch>;
+
+/** What an API route declares beyond its match: the headers of every answer, errors included, the methods that write, and the API's routing (for hyperlinks in bodies). */
+export interface ApiRoute {
+  readonly headers: Readonly<{ allow: string; vary: string }>;
+  readonly writeMethods: ReadonlySet<string>;
+  readonly routeOf: ApiPathMatch;
 }
 
-/** An API route's request, once resolved (drf/resolve.ts): to the stream, OPTIONS, a write or a read. */
-export function apiHandler(deps: ApiDependencies) {
-  const { config, times, avatar } = deps;
-  const stream = streamHandler(deps.feed);
-  const write = writeHandler({ writes: deps.writes, timeZone: config.timeZone });
-  const read = readHandler({ db: deps.database.db, config, times, avatar, bodies: deps.bodies, fast: deps.fast, site: deps.site, openapi: deps.openapi });
-  return async function api(request: FastifyRequest, reply: FastifyReply, resolved: Resolved): Promise<FastifyReply> {
-    // The Host check every API route makes, the stream included (its events hold no links).
-    const base = baseUrlOf(describeRequest(request), config);
-    if (resolved.route.kind === 'stream') return stream(request, reply, resolved);
-    if (request.method === 'OPTIONS') return sendJson(reply, optionsBody(resolved.route, resolved.token));
-    if (!SAFE_METHODS.has(request.method)) {
-      const style = linkStyle(base, resolved.route.suffix, resolved.format);
-      return write(request, reply, resolved, style, recordContext(style, config, times, avatar));
-    }
-    return read(request, reply, resolved, base);
-  };
+/**
+ * The checks DRF makes before reading the body (drf/resolve.ts), after the route's headers are
+ * set. A valid token on a read lets the fast path answer that token's next reads.
+ */
+export async function checkApi(ex: ApiExchange, { headers, writeMethods }: ApiRoute): Promise<Resolved> {
+  const { request, reply, facts, services } = ex;
+  reply.headers(headers);
+  const resolved = await checkRequest(
+    { method: facts.method, headers: request.headers, ip: request.ip, target: facts.target, preferred: facts.preferred },
+    ex.params,
+    writeMethods,
+    services.database.db,
+    services.throttle,
+  );
+  if (resolved.token !== null) services.fast.authenticated(facts, resolved.token);
+  return resolved;
+}
+
+/** An API route's request, once checked: to the stream, OPTIONS, a write or a read. */
+export async function answerApi(ex: ApiExchange, resolved: Resolved, { headers, routeOf }: ApiRoute): Promise<FastifyReply> {
+  const { request, reply, facts, services } = ex;
+  const { config, times, avatar } = services;
+  // The Host check every API route makes, the stream included (its events hold no links).
+  const base = requireBase(facts.base);
+  if (facts.method === 'OPTIONS') return sendJson(reply, optionsBody(resolved.route, resolved.token));
+  if (resolved.route.kind === 'stream') return stream(request, reply, resolved, services.feed);
+  if (!SAFE_METHODS.has(facts.method)) {
+    const style = linkStyle(base, resolved.route.suffix, resolved.format);
+    return write(request, reply, resolved, style, recordContext(style, config, times, avatar), { writes: services.writes, timeZone: config.timeZone, routeOf });
+  }
+  return readApi(ex, resolved, base, headers);
 }

@@ -1,50 +1,42 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CachedBodies } from '../cache/cached-bodies.js';
-import { cacheKey, type FastReads } from '../cache/fast-path.js';
-import type { Config } from '../config.js';
-import type { Db } from '../db/connection.js';
+import type { FastifyReply } from 'fastify';
+import type { VersionedTable } from '../db/table-versions.js';
 import { methodNotAllowed, notFound } from '../drf/errors.js';
-import { baseUrlOf } from '../drf/links.js';
+import { requireBase } from '../drf/links.js';
+import type { Exchange } from '../http/route.js';
 import { sendAnswer } from '../http/reply.js';
-import { describeRequest } from '../http/request.js';
-import type { TimeFormatter } from '../time.js';
-import type { PageTimes } from '../web/format.js';
-import type { Site } from '../web/layout.js';
-import type { PageRoute } from '../web/routes.js';
+import type { PageContext } from '../web/page-context.js';
 
-export interface PagesDependencies {
-  db: Db;
-  config: Config;
-  bodies: CachedBodies;
-  fast: FastReads;
-  site: Site;
-  times: PageTimes;
-  zone: TimeFormatter;
+/** A page outside the API, as its route declares it (routes/pages.ts): the tables it shows, what it is, and its builder. */
+export interface PageSpec<P> {
+  reads: readonly VersionedTable[];
+  type: string;
+  headers: Readonly<Record<string, string>>;
+  /** How long a built page may be served (it shows the time, or a window that moves); until a write when absent. */
+  maxAgeMs?: number;
+  /** The body, or undefined for a 404 (an unknown record). */
+  build(ctx: PageContext, params: P): Promise<Buffer | undefined>;
 }
 
 /**
- * GET and HEAD of a web page (web/routes.ts): through the response cache like the API's reads,
- * so a repeated `/` costs what a cached API read costs (the fast path answers it) and the same
- * writes end it.
+ * GET and HEAD of a web page: through the response cache like the API's reads, so a repeated `/`
+ * costs what a cached API read costs (the fast path answers it) and the same writes end it.
  */
-export function pagesHandler({ db, config, bodies, fast, site, times, zone }: PagesDependencies) {
-  return async function page(request: FastifyRequest, reply: FastifyReply, route: PageRoute, match: RegExpExecArray): Promise<FastifyReply> {
-    reply.headers(route.headers);
-    if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(request.method);
-    const base = baseUrlOf(describeRequest(request), config);
-    const target = fast.targetOf(request.raw);
-    const key = cacheKey(base, target.rawPath, target.query, 'page');
-    // Read before the body is built, so that the body is at least as new as the versions it is filed under.
-    const snapshot = await fast.versionsFor(request.raw);
-    const answer = await bodies.answer(key, snapshot, request.headers, {
-      reads: route.reads,
-      kind: { headers: route.headers, type: route.type, maxAgeMs: route.maxAgeMs, route: route.template },
-      build: async () => {
-        const body = await route.build({ db, site, times, zone, base, nowMs: Date.now() }, match);
-        if (body === undefined) throw notFound();
-        return body;
-      },
-    });
-    return sendAnswer(reply, answer);
-  };
+export async function answerPage<P>(ex: Exchange<P>, page: PageSpec<P>): Promise<FastifyReply> {
+  const { request, reply, facts, services } = ex;
+  reply.headers(page.headers);
+  if (facts.method !== 'GET' && facts.method !== 'HEAD') throw methodNotAllowed(facts.method);
+  const base = requireBase(facts.base);
+  const { database, site, pageTimes, times } = services;
+  // Read before the body is built, so that the body is at least as new as the versions it is filed under.
+  const snapshot = await services.fast.versionsFor(facts);
+  const answer = await services.bodies.answer(facts.key!, snapshot, request.headers, {
+    reads: page.reads,
+    kind: { headers: page.headers, type: page.type, maxAgeMs: page.maxAgeMs, route: ex.route.template },
+    build: async () => {
+      const body = await page.build({ db: database.db, site, times: pageTimes, zone: times, base, nowMs: Date.now() }, ex.params);
+      if (body === undefined) throw notFound();
+      return body;
+    },
+  });
+  return sendAnswer(reply, answer);
 }

@@ -1,75 +1,53 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { cacheKey, type FastReads } from '../cache/fast-path.js';
-import type { CachedBodies } from '../cache/cached-bodies.js';
-import type { Config } from '../config.js';
-import type { Db } from '../db/connection.js';
+import type { FastifyReply } from 'fastify';
 import type { VersionedTable } from '../db/table-versions.js';
 import { COLLECTIONS, collections } from '../drf/collections.js';
 import { ApiError, notFound } from '../drf/errors.js';
 import { apiUrl, linkStyle, pageUrl, recordContext, type LinkStyle } from '../drf/links.js';
-import { preferredMedia } from '../drf/negotiation.js';
 import { pageCount, pageNumberOf, pageSizeOf } from '../drf/pagination.js';
 import { lastValue } from '../drf/query.js';
-import { routeHeaders, type Resolved } from '../drf/resolve.js';
-import { parseId, routeTemplate, type RouteMatch } from '../drf/routes.js';
+import type { Resolved } from '../drf/resolve.js';
+import { parseId, type RouteMatch } from '../drf/routes.js';
+import type { Exchange } from '../http/route.js';
 import { sendAnswer } from '../http/reply.js';
+import type { Services } from '../http/services.js';
 import { json } from '../json.js';
 import { openingHours, parseWeeks, spaceHoursRecord, WEEKS_MESSAGE } from '../resources/opening-hours.js';
-import { currentSpaceState, OpeningPositions, spaceStatusRecord } from '../resources/openings.js';
-import type { TimeFormatter } from '../time.js';
+import { currentSpaceState, spaceStatusRecord } from '../resources/openings.js';
 import { browsablePage } from '../web/browsable.js';
-import { HTML_HEADERS, HTML_TYPE, type Site } from '../web/layout.js';
-
-export interface ReadDependencies {
-  db: Db;
-  config: Config;
-  times: TimeFormatter;
-  avatar: (email: string) => string;
-  bodies: CachedBodies;
-  fast: FastReads;
-  site: Site;
-  /** The OpenAPI document served at /api/schema/, built on first request (openapi/document.ts). */
-  openapi: () => unknown;
-}
+import { HTML_HEADERS, HTML_TYPE } from '../web/layout.js';
 
 /**
  * GET and HEAD on an API route: from the response cache when the tables the body was built from
  * have not changed since, else built once (however many requests ask at the same time) and kept.
  * A person's browser gets the same body as the browsable HTML page (web/browsable.ts), kept
- * under a key of its own.
+ * under a key of its own (the request's facts name it).
  */
-export function readHandler({ db, config, times, avatar, bodies, fast, site, openapi }: ReadDependencies) {
-  const buildBody = bodyBuilder({ db, config, times, avatar, openapi });
-  return async function read(request: FastifyRequest, reply: FastifyReply, resolved: Resolved, base: string): Promise<FastifyReply> {
-    // The key follows what the fast path sees (the Accept's pick); the body, the format too (`format=json` in a browser).
-    const key = fast.keyOf(request.raw) ?? cacheKey(base, resolved.rawPath, resolved.query, preferredMedia(request.headers.accept) ?? 'json');
-    const { route } = resolved;
-    const headers = routeHeaders(route);
-    const html = resolved.media === 'html';
-    // Read before the body is built, so that the body is at least as new as the versions it is filed under.
-    const snapshot = await fast.versionsFor(request.raw);
-    const answer = await bodies.answer(key, snapshot, request.headers, {
-      reads: readsOf(route),
-      kind: html
-        ? { headers: { ...headers, ...HTML_HEADERS }, type: HTML_TYPE, maxAgeMs: maxAgeOf(route), route: routeTemplate(route) }
-        : { headers, maxAgeMs: maxAgeOf(route), route: routeTemplate(route) },
-      build: html
-        ? async () => {
-            const body = await buildBody(resolved, base);
-            const { rawQuery } = fast.targetOf(request.raw);
-            const target = resolved.rawPath + (rawQuery === '' ? '' : `?${rawQuery}`);
-            const shown = [
-              ['Allow', headers.allow],
-              ['Content-Type', 'application/json'],
-              ['Vary', headers.vary],
-            ] as const;
-            return browsablePage(site, { method: 'GET', target, base, status: 200, headers: shown, body });
-          }
-        : () => buildBody(resolved, base).then(json),
-    });
-    if (html) reply.headers(HTML_HEADERS);
-    return sendAnswer(reply, answer);
-  };
+export async function readApi(ex: Exchange<RouteMatch>, resolved: Resolved, base: string, headers: Readonly<{ allow: string; vary: string }>): Promise<FastifyReply> {
+  const { request, reply, facts, services, route: entry } = ex;
+  const { route } = resolved;
+  const html = resolved.media === 'html';
+  // Read before the body is built, so that the body is at least as new as the versions it is filed under.
+  const snapshot = await services.fast.versionsFor(facts);
+  const answer = await services.bodies.answer(facts.key!, snapshot, request.headers, {
+    reads: readsOf(route),
+    kind: html
+      ? { headers: { ...headers, ...HTML_HEADERS }, type: HTML_TYPE, maxAgeMs: maxAgeOf(route), route: entry.template }
+      : { headers, maxAgeMs: maxAgeOf(route), route: entry.template },
+    build: html
+      ? async () => {
+          const body = await buildBody(services, resolved, base);
+          const { rawPath, rawQuery } = facts.target;
+          const shown = [
+            ['Allow', headers.allow],
+            ['Content-Type', 'application/json'],
+            ['Vary', headers.vary],
+          ] as const;
+          return browsablePage(services.site, { method: 'GET', target: rawPath + (rawQuery === '' ? '' : `?${rawQuery}`), base, status: 200, headers: shown, body });
+        }
+      : () => buildBody(services, resolved, base).then(json),
+  });
+  if (html) reply.headers(HTML_HEADERS);
+  return sendAnswer(reply, answer);
 }
 
 /** The opening hours end at the time of the request: they may be served for a minute (web.md §3). */
@@ -85,51 +63,46 @@ function readsOf(route: RouteMatch): readonly VersionedTable[] {
   return collections[route.collection!].reads;
 }
 
-type BodyDependencies = Pick<ReadDependencies, 'db' | 'config' | 'times' | 'avatar' | 'openapi'>;
-
 /** The body of a GET on any API route: the root, the space's status, a page of a collection, one record, or the OpenAPI document. */
-function bodyBuilder({ db, config, times, avatar, openapi }: BodyDependencies) {
-  const openingPositions = new OpeningPositions();
-  return async function buildBody(resolved: Resolved, base: string): Promise<unknown> {
-    const { route } = resolved;
-    const style = linkStyle(base, route.suffix, resolved.format);
-    if (route.kind === 'root') return rootBody(style);
-    if (route.kind === 'schema') return openapi();
-    if (route.kind === 'status') return spaceStatusRecord(await currentSpaceState(db), { time: (micros) => times.format(micros) });
-    if (route.kind === 'hours') {
-      // Over the weeks before now (the clock the door's records are timed by); a body up to 60 s old may be served.
-      const weeks = parseWeeks(lastValue(resolved.query, 'weeks'));
-      if (weeks === null) throw new ApiError(400, WEEKS_MESSAGE);
-      const untilUs = Date.now() * 1000;
-      return spaceHoursRecord(weeks, times.format(untilUs), times.timeZone, await openingHours(db, times, untilUs, weeks));
-    }
-    const resource = collections[route.collection!];
-    const ctx = recordContext(style, config, times, avatar);
-    if (route.kind === 'detail') {
-      const id = parseId(route.id!);
-      const record = id === null ? undefined : await resource.find(db, id, ctx);
-      if (record === undefined) throw notFound();
-      return record;
-    }
-    const size = pageSizeOf(resolved.query, config);
-    // One snapshot for the count and the page, so that a concurrent write can't split them
-    // (PostgreSQL's default READ COMMITTED takes a snapshot per statement; SQLite's is per transaction).
-    const { count, pages, page, results } = await db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .execute(async (trx) => {
-        const count = await resource.count(trx);
-        const pages = pageCount(count, size);
-        const page = pageNumberOf(resolved.query, pages);
-        const results = await resource.page(trx, { offset: (page - 1) * size, limit: size, openingPositions }, resolved.query, ctx);
-        return { count, pages, page, results };
-      });
-    return {
-      count,
-      next: page < pages ? pageUrl(base, resolved.rawPath, resolved.query, page + 1) : null,
-      previous: page > 1 ? pageUrl(base, resolved.rawPath, resolved.query, page - 1) : null,
-      results,
-    };
+async function buildBody({ database: { db }, config, times, avatar, openapi, openingPositions }: Services, resolved: Resolved, base: string): Promise<unknown> {
+  const { route } = resolved;
+  const style = linkStyle(base, route.suffix, resolved.format);
+  if (route.kind === 'root') return rootBody(style);
+  if (route.kind === 'schema') return openapi();
+  if (route.kind === 'status') return spaceStatusRecord(await currentSpaceState(db), { time: (micros) => times.format(micros) });
+  if (route.kind === 'hours') {
+    // Over the weeks before now (the clock the door's records are timed by); a body up to 60 s old may be served.
+    const weeks = parseWeeks(lastValue(resolved.query, 'weeks'));
+    if (weeks === null) throw new ApiError(400, WEEKS_MESSAGE);
+    const untilUs = Date.now() * 1000;
+    return spaceHoursRecord(weeks, times.format(untilUs), times.timeZone, await openingHours(db, times, untilUs, weeks));
+  }
+  const resource = collections[route.collection!];
+  const ctx = recordContext(style, config, times, avatar);
+  if (route.kind === 'detail') {
+    const id = parseId(route.id!);
+    const record = id === null ? undefined : await resource.find(db, id, ctx);
+    if (record === undefined) throw notFound();
+    return record;
+  }
+  const size = pageSizeOf(resolved.query, config);
+  // One snapshot for the count and the page, so that a concurrent write can't split them
+  // (PostgreSQL's default READ COMMITTED takes a snapshot per statement; SQLite's is per transaction).
+  const { count, pages, page, results } = await db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      const count = await resource.count(trx);
+      const pages = pageCount(count, size);
+      const page = pageNumberOf(resolved.query, pages);
+      const results = await resource.page(trx, { offset: (page - 1) * size, limit: size, openingPositions }, resolved.query, ctx);
+      return { count, pages, page, results };
+    });
+  return {
+    count,
+    next: page < pages ? pageUrl(base, resolved.rawPath, resolved.query, page + 1) : null,
+    previous: page > 1 ? pageUrl(base, resolved.rawPath, resolved.query, page - 1) : null,
+    results,
   };
 }
 

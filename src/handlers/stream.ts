@@ -2,7 +2,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SpaceFeed, Subscriber } from '../live/space-feed.js';
 import { lastValue } from '../drf/query.js';
 import type { Resolved } from '../drf/resolve.js';
-import { sendJson } from '../http/reply.js';
 
 /**
  * `GET /api/space/stream/`: the space's state as Server-Sent Events. On connect, the current
@@ -36,13 +35,6 @@ function retryHint(): string {
   return `retry: ${RECONNECT_MIN_MS + Math.floor(Math.random() * RECONNECT_SPREAD_MS)}\n\n`;
 }
 
-export const OPTIONS_BODY = {
-  name: 'Space Stream',
-  description: 'The space\'s state as Server-Sent Events: the current state, then one "state" event per change; Last-Event-ID resumes.',
-  renders: ['text/event-stream'],
-  parses: [],
-};
-
 /** Last-Event-ID (header, else `?lastEventId=`) as an event id; anything else counts as absent. */
 export function lastEventIdOf(header: string | string[] | undefined, resolved: Pick<Resolved, 'query'>): number | null {
   const text = (Array.isArray(header) ? header.at(-1) : header) ?? lastValue(resolved.query, 'lastEventId');
@@ -50,66 +42,63 @@ export function lastEventIdOf(header: string | string[] | undefined, resolved: P
   return Number(text.trim());
 }
 
-export function streamHandler(feed: SpaceFeed) {
-  return async function stream(request: FastifyRequest, reply: FastifyReply, resolved: Resolved): Promise<FastifyReply> {
-    if (request.method === 'OPTIONS') return sendJson(reply, OPTIONS_BODY);
-    if (request.method === 'HEAD') return reply.code(200).headers(STREAM_HEADERS).send();
+export async function stream(request: FastifyRequest, reply: FastifyReply, resolved: Resolved, feed: SpaceFeed): Promise<FastifyReply> {
+  if (request.method === 'HEAD') return reply.code(200).headers(STREAM_HEADERS).send();
 
-    const res = reply.raw;
-    let gone = false;
-    const subscriber: Subscriber = {
-      open(frames) {
-        reply.hijack();
-        res.writeHead(200, { ...reply.getHeaders(), ...STREAM_HEADERS } as Record<string, string>);
-        if (frames.length > 0) res.write(frames.length === 1 ? frames[0] : Buffer.concat(frames));
-        else res.flushHeaders();
-      },
-      send(frame) {
-        if (res.destroyed) {
-          feed.leave(subscriber);
-          return;
-        }
-        if (res.writableLength > MAX_BUFFERED_BYTES) {
-          res.destroy();
-          return;
-        }
-        res.write(frame);
-      },
-      end() {
-        res.end(retryHint());
-        // The connection closes with the stream: nothing else is coming on it while shutting down.
-        res.socket?.end();
-      },
-    };
-    const onClose = () => {
-      gone = true;
-      feed.leave(subscriber);
-    };
-    res.on('close', onClose);
-    // The client may have gone while we authenticated: its 'close' was then emitted already.
-    if (res.destroyed || request.raw.socket?.destroyed) {
-      res.off('close', onClose);
+  const res = reply.raw;
+  let gone = false;
+  const subscriber: Subscriber = {
+    open(frames) {
       reply.hijack();
+      res.writeHead(200, { ...reply.getHeaders(), ...STREAM_HEADERS } as Record<string, string>);
+      if (frames.length > 0) res.write(frames.length === 1 ? frames[0] : Buffer.concat(frames));
+      else res.flushHeaders();
+    },
+    send(frame) {
+      if (res.destroyed) {
+        feed.leave(subscriber);
+        return;
+      }
+      if (res.writableLength > MAX_BUFFERED_BYTES) {
+        res.destroy();
+        return;
+      }
+      res.write(frame);
+    },
+    end() {
+      res.end(retryHint());
+      // The connection closes with the stream: nothing else is coming on it while shutting down.
+      res.socket?.end();
+    },
+  };
+  const onClose = () => {
+    gone = true;
+    feed.leave(subscriber);
+  };
+  res.on('close', onClose);
+  // The client may have gone while we authenticated: its 'close' was then emitted already.
+  if (res.destroyed || request.raw.socket?.destroyed) {
+    res.off('close', onClose);
+    reply.hijack();
+    return reply;
+  }
+  try {
+    await feed.join(subscriber, lastEventIdOf(request.headers['last-event-id'], resolved));
+  } catch (error) {
+    res.off('close', onClose);
+    // Shutting down: come back shortly (to this process's successor, or another one). A 503
+    // would make EventSource give up for good; an ended stream makes it reconnect.
+    if (feed.isClosed) {
+      reply.hijack();
+      if (!res.destroyed) {
+        res.writeHead(200, { ...reply.getHeaders(), ...STREAM_HEADERS, connection: 'close' } as Record<string, string>);
+        res.end(retryHint());
+      }
       return reply;
     }
-    try {
-      await feed.join(subscriber, lastEventIdOf(request.headers['last-event-id'], resolved));
-    } catch (error) {
-      res.off('close', onClose);
-      // Shutting down: come back shortly (to this process's successor, or another one). A 503
-      // would make EventSource give up for good; an ended stream makes it reconnect.
-      if (feed.isClosed) {
-        reply.hijack();
-        if (!res.destroyed) {
-          res.writeHead(200, { ...reply.getHeaders(), ...STREAM_HEADERS, connection: 'close' } as Record<string, string>);
-          res.end(retryHint());
-        }
-        return reply;
-      }
-      throw error;
-    }
-    // The client left while joining: there is nobody to answer.
-    if (gone && !reply.sent) reply.hijack();
-    return reply;
-  };
+    throw error;
+  }
+  // The client left while joining: there is nobody to answer.
+  if (gone && !reply.sent) reply.hijack();
+  return reply;
 }

@@ -6,7 +6,7 @@ import { forbidden, notFound } from '../drf/errors.js';
 import { apiUrl, type LinkStyle } from '../drf/links.js';
 import type { Resolved } from '../drf/resolve.js';
 import { parseId } from '../drf/routes.js';
-import { readFields, type WriteMode } from '../drf/serializer.js';
+import { readFields, type ApiPathMatch, type WriteMode } from '../drf/serializer.js';
 import { sendJson } from '../http/reply.js';
 import type { AnnouncedWrites } from '../live/writes.js';
 import { recordAudit } from '../resources/audit.js';
@@ -15,9 +15,11 @@ import type { RecordContext } from '../resources/record-context.js';
 import type { TokenInfo } from '../resources/tokens.js';
 import { reportDoor } from './door.js';
 
-export interface WriteDependencies {
+/** What a write needs besides the request: the announced writes, TIME_ZONE for local times, and the API's routing for hyperlinks. */
+export interface Writing {
   writes: AnnouncedWrites;
   timeZone: string;
+  routeOf: ApiPathMatch;
 }
 
 /**
@@ -26,66 +28,65 @@ export interface WriteDependencies {
  * (drf/resolve.ts). Each write, its checks and its audit entry are one transaction, which
  * announces itself (live/writes.ts); the response is built from the committed record.
  */
-export function writeHandler({ writes, timeZone }: WriteDependencies) {
-  return async function write(request: FastifyRequest, reply: FastifyReply, resolved: Resolved, style: LinkStyle, ctx: RecordContext): Promise<FastifyReply> {
-    const { route } = resolved;
-    const token = resolved.token as TokenInfo;
-    const collection = collections[route.collection!];
-    const nowUs = Date.now() * 1000;
-    const entry = (status: number) => ({
-      timeUs: nowUs,
-      tokenId: token.id,
-      tokenName: token.name,
-      method: request.method,
-      path: resolved.rawPath,
-      collection: collection.path,
-      status,
+export async function write(request: FastifyRequest, reply: FastifyReply, resolved: Resolved, style: LinkStyle, ctx: RecordContext, writing: Writing): Promise<FastifyReply> {
+  const { writes, timeZone, routeOf } = writing;
+  const { route } = resolved;
+  const token = resolved.token as TokenInfo;
+  const collection = collections[route.collection!];
+  const nowUs = Date.now() * 1000;
+  const entry = (status: number) => ({
+    timeUs: nowUs,
+    tokenId: token.id,
+    tokenName: token.name,
+    method: request.method,
+    path: resolved.rawPath,
+    collection: collection.path,
+    status,
+  });
+  const audit = (db: Db, recordId: number, status: number) => recordAudit(db, { ...entry(status), recordId });
+  const data = () => parseBody(request.headers['content-type'], request.body as Buffer | undefined);
+  const read = (mode: WriteMode) => readFields(collection.fields, data(), { mode, timeZone, routeOf });
+
+  if (route.kind === 'list' && collection.create === null) {
+    // The openings: a POST is a door report (or, with a time, an admin's backfill).
+    const input = read('create') as OpeningInput;
+    if (input.time !== undefined && token.scope !== 'admin') throw forbidden();
+    refuseFutureTime(input, nowUs);
+    const recorded = await reportDoor(writes, { isOpen: input.is_open, timeUs: input.time }, entry(201));
+    const body = openingRecord(recorded.row, ctx);
+    if (!recorded.created) return sendJson(reply.code(200), body);
+    return sendJson(reply.code(201).header('location', apiUrl(style, collection.path, recorded.id)), body);
+  }
+
+  if (route.kind === 'list') {
+    const create = collection.create!;
+    const input = read('create');
+    const { id, record } = await writes.run(async (trx) => {
+      const id = await create(trx, input, nowUs);
+      await audit(trx, id, 201);
+      return { id, record: await collection.find(trx, id, ctx) };
     });
-    const audit = (db: Db, recordId: number, status: number) => recordAudit(db, { ...entry(status), recordId });
-    const data = () => parseBody(request.headers['content-type'], request.body as Buffer | undefined);
-    const read = (mode: WriteMode) => readFields(collection.fields, data(), { mode, timeZone });
+    return sendJson(reply.code(201).header('location', apiUrl(style, collection.path, id)), record);
+  }
 
-    if (route.kind === 'list' && collection.create === null) {
-      // The openings: a POST is a door report (or, with a time, an admin's backfill).
-      const input = read('create') as OpeningInput;
-      if (input.time !== undefined && token.scope !== 'admin') throw forbidden();
-      refuseFutureTime(input, nowUs);
-      const recorded = await reportDoor(writes, { isOpen: input.is_open, timeUs: input.time }, entry(201));
-      const body = openingRecord(recorded.row, ctx);
-      if (!recorded.created) return sendJson(reply.code(200), body);
-      return sendJson(reply.code(201).header('location', apiUrl(style, collection.path, recorded.id)), body);
-    }
-
-    if (route.kind === 'list') {
-      const create = collection.create!;
-      const input = read('create');
-      const { id, record } = await writes.run(async (trx) => {
-        const id = await create(trx, input, nowUs);
-        await audit(trx, id, 201);
-        return { id, record: await collection.find(trx, id, ctx) };
-      });
-      return sendJson(reply.code(201).header('location', apiUrl(style, collection.path, id)), record);
-    }
-
-    const id = parseId(route.id!);
-    if (id === null) throw notFound();
-    // As DRF: the record is looked up (404) before the body is read (415, 400).
-    if (request.method === 'DELETE') {
-      await writes.run(async (trx) => {
-        if (!(await collection.remove(trx, id))) throw notFound();
-        await audit(trx, id, 204);
-      });
-      return reply.code(204).send();
-    }
-    const record = await writes.run(async (trx) => {
-      if (!(await exists(trx, collection.table, id))) throw notFound();
-      const input = read(request.method === 'PUT' ? 'replace' : 'patch');
-      await collection.update(trx, id, input, nowUs);
-      await audit(trx, id, 200);
-      return collection.find(trx, id, ctx);
+  const id = parseId(route.id!);
+  if (id === null) throw notFound();
+  // As DRF: the record is looked up (404) before the body is read (415, 400).
+  if (request.method === 'DELETE') {
+    await writes.run(async (trx) => {
+      if (!(await collection.remove(trx, id))) throw notFound();
+      await audit(trx, id, 204);
     });
-    return sendJson(reply.code(200), record);
-  };
+    return reply.code(204).send();
+  }
+  const record = await writes.run(async (trx) => {
+    if (!(await exists(trx, collection.table, id))) throw notFound();
+    const input = read(request.method === 'PUT' ? 'replace' : 'patch');
+    await collection.update(trx, id, input, nowUs);
+    await audit(trx, id, 200);
+    return collection.find(trx, id, ctx);
+  });
+  return sendJson(reply.code(200), record);
 }
 
 async function exists(db: Db, table: (typeof collections)[keyof typeof collections]['table'], id: number): Promise<boolean> {

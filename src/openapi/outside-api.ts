@@ -1,11 +1,9 @@
-import { LEGACY_DOOR_PATHS } from '../handlers/legacy-door.js';
-import { SPACEAPI_MAX_AGE_SECONDS, SPACEAPI_PATH } from '../handlers/spaceapi.js';
-import { HEALTH_PATH } from '../http/health.js';
+import { SPACEAPI_MAX_AGE_SECONDS } from '../spaceapi/document.js';
 import { ETAG, ref, refs, RETRY_AFTER, type Json } from './components.js';
 import { SPACEAPI_SCHEMA_NAME, SPACEAPI_VERSION } from './spaceapi-schema.js';
 
-/** The routes outside `/api/`: SpaceAPI, the health check, the original door scripts' route. */
-export function outsideApiPaths(): Json {
+/** The path items of the routes outside `/api/`: SpaceAPI, the health check, the original door scripts' route. */
+function outsideApiItems() {
   const spaceApi = {
     tags: ['space'],
     responses: {
@@ -35,7 +33,7 @@ export function outsideApiPaths(): Json {
   const legacyError = (description: string) => ({ description, content: { 'application/json': { schema: ref('LegacyDoorError') } } });
   const legacy = (path: string) => ({
     summary: "The original service's door route",
-    description: `Kept for the original door scripts. Answers \`{"open": 0|1}\` whether or not the state changed; errors are \`{"error": "…"}\` and never repeat the secret. Also at ${[...LEGACY_DOOR_PATHS].join(' and ')}.`,
+    description: `Kept for the original door scripts. Answers \`{"open": 0|1}\` whether or not the state changed; errors are \`{"error": "…"}\` and never repeat the secret. Answered with and without its final slash.`,
     post: {
       tags: ['space'],
       operationId: path.endsWith('/') ? 'postChangeStatusWithSlash' : 'postChangeStatus',
@@ -55,7 +53,7 @@ export function outsideApiPaths(): Json {
     'x-other-methods': { description: 'Any other method', responses: { 400: legacyError('`Only POST requests are allowed`') } },
   });
   return {
-    [SPACEAPI_PATH]: {
+    spaceApi: {
       summary: 'SpaceAPI',
       description: 'Published when the operator configures SPACEAPI_CONFIG (else 404). The query string and `Accept` are ignored.',
       get: { ...spaceApi, operationId: 'getSpaceApi', summary: 'The space in the SpaceAPI format' },
@@ -73,13 +71,17 @@ export function outsideApiPaths(): Json {
       },
       'x-other-methods': { description: 'Any other method', responses: refs({ 404: 'NotFound', 405: 'MethodNotAllowed' }) },
     },
-    [HEALTH_PATH]: {
+    health: {
       summary: 'Health check',
       description: "For load balancers: none of the API's conventions apply. `Cache-Control: no-store`.",
       get: health('get'),
       head: health('head'),
       'x-other-methods': { description: 'Any other method', responses: refs({ 405: 'MethodNotAllowed' }) },
     },
-    ...Object.fromEntries([...LEGACY_DOOR_PATHS].map((path) => [path, legacy(path)])),
+    legacy,
   };
 }
+
+export const spaceApiPathItem = (path: string): Json => ({ [path]: outsideApiItems().spaceApi });
+export const healthPathItem = (path: string): Json => ({ [path]: outsideApiItems().health });
+export const legacyDoorPathItem = (path: string): Json => ({ [path]: outsideApiItems().legacy(path) });

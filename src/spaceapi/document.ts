@@ -3,6 +3,9 @@ import { currentSpaceState } from '../resources/openings.js';
 import { keyHolderNames } from '../resources/users.js';
 import type { SpaceApiSetup } from './setup.js';
 
+/** As the original service did: clients and proxies may reuse the document for 30 s. */
+export const SPACEAPI_MAX_AGE_SECONDS = 30;
+
 /** The live parts of a document, from the database. */
 export interface LiveParts {
   /** The latest opening, or nulls before the first one. */

@@ -1,16 +1,19 @@
-import { preferredMedia } from '../drf/negotiation.js';
+import type { Media } from '../drf/negotiation.js';
 import { lastValue } from '../drf/query.js';
-import { parseTarget } from '../drf/request.js';
+import type { Target } from '../drf/request.js';
 import { browsablePage } from './browsable.js';
 import type { Site } from './layout.js';
 import { notFoundPage } from './not-found.js';
-import { pageRouteOf } from './routes.js';
 
 /** An error as the error handler is about to send it. */
 export interface ErrorAnswer {
   method: string;
-  url: string;
-  accept: string | undefined;
+  /** The request's target, as its facts split it. */
+  target: Target;
+  /** The media the request's Accept prefers (request/facts.ts). */
+  preferred: Media | null;
+  /** Whether the request is for a page of the web face (its route says so): its errors are pages whatever the Accept. */
+  isPage: boolean;
   status: number;
   body: unknown;
   /** The headers of the answer so far (Allow, Vary, …), shown on the browsable page. */
@@ -24,11 +27,11 @@ export interface ErrorAnswer {
  * asked for with `format=json` or a `.json` suffix.
  */
 export function htmlError(site: Site, error: ErrorAnswer): Buffer | null {
-  const { rawPath, query } = parseTarget(error.url);
-  const isPage = pageRouteOf(rawPath) !== null;
+  const { rawPath, rawQuery, query } = error.target;
+  const { isPage } = error;
   if (error.status === 406) return null;
   if (!isPage) {
-    if (preferredMedia(error.accept) !== 'html') return null;
+    if (error.preferred !== 'html') return null;
     if (lastValue(query, 'format') === 'json' || /\.json\/?$/.test(rawPath)) return null;
   }
   if (error.status === 404) return notFoundPage(site, rawPath, detailOf(error.body));
@@ -36,7 +39,7 @@ export function htmlError(site: Site, error: ErrorAnswer): Buffer | null {
   const shown = (['allow', 'vary'] as const).filter((name) => typeof error.headers[name] === 'string').map((name) => [headerName(name), String(error.headers[name])] as const);
   return browsablePage(site, {
     method: error.method,
-    target: error.url,
+    target: rawPath + (rawQuery === '' ? '' : `?${rawQuery}`),
     base: '',
     status: error.status,
     headers: [...shown, ['Content-Type', 'application/json']],

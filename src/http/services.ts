@@ -1,0 +1,38 @@
+import type { CachedBodies } from '../cache/cached-bodies.js';
+import type { FastReads } from '../cache/fast-path.js';
+import type { Representation } from '../cache/representation.js';
+import type { Config } from '../config.js';
+import type { DatabaseHandle } from '../db/connection.js';
+import type { FailureThrottle } from '../drf/throttle.js';
+import type { SpaceFeed } from '../live/space-feed.js';
+import type { AnnouncedWrites } from '../live/writes.js';
+import type { RequestReader } from '../request/facts.js';
+import type { OpeningPositions } from '../resources/openings.js';
+import type { SpaceApiSetup } from '../spaceapi/config-file.js';
+import type { TimeFormatter } from '../time.js';
+import type { PageTimes } from '../web/format.js';
+import type { Site } from '../web/layout.js';
+
+/** The app's parts that routes use, made once by buildApp (app.ts) and handed to each request's Exchange. */
+export interface Services {
+  readonly config: Config;
+  readonly database: DatabaseHandle;
+  readonly reader: RequestReader;
+  readonly fast: FastReads;
+  readonly bodies: CachedBodies;
+  readonly times: TimeFormatter;
+  readonly pageTimes: PageTimes;
+  /** An e-mail address's avatar URL, remembered (drf/links.ts avatarUrls). */
+  readonly avatar: (email: string) => string;
+  readonly site: Site;
+  readonly feed: SpaceFeed;
+  readonly writes: AnnouncedWrites;
+  readonly throttle: FailureThrottle;
+  readonly openingPositions: OpeningPositions;
+  /** The OpenAPI document served at /api/schema/, built on first request. */
+  readonly openapi: () => unknown;
+  /** One database ping shared by the health checks that overlap: null when it answered in time, else what went wrong. */
+  readonly ping: () => Promise<unknown>;
+  /** The operator's SpaceAPI file and the document last built from it; null without SPACEAPI_CONFIG. */
+  readonly spaceApi: { readonly setup: SpaceApiSetup; latest: Representation | undefined } | null;
+}

@@ -1,0 +1,110 @@
+import { COLLECTIONS, type Collection, type CollectionPath } from '../drf/collections.js';
+import { STREAM_VARY, VARY } from '../drf/headers.js';
+import type { Resolved } from '../drf/resolve.js';
+import { apiPattern, type RouteKind, type RouteMatch } from '../drf/routes.js';
+import { answerApi, checkApi, type ApiRoute } from '../handlers/api.js';
+import { declareRoute, type Route } from '../http/route.js';
+import { collectionPathItem, recordPathItem, singlePathItem, streamPathItem } from '../openapi/operations.js';
+
+/**
+ * The API's routes (DRF's router under /api/): each kind once, with its methods (its `Allow`),
+ * its `Vary`, its path pattern (against the percent-decoded path, with a format suffix where
+ * DRF's router adds one) and its OpenAPI path item; the list and detail kinds once per
+ * collection of the registry (drf/collections.ts).
+ */
+interface ApiKind {
+  methods: readonly string[];
+  vary: string;
+  /** The path after `/api/` and its template, for a collection's kinds given the collection's path. */
+  path(collection: string): { pattern: RegExp; template: string };
+}
+
+const READ = ['GET', 'HEAD', 'OPTIONS'] as const;
+const KINDS: Record<RouteKind, ApiKind> = {
+  root: { methods: READ, vary: VARY, path: () => ({ pattern: /^\/api\/(?:\.([a-z0-9]+)\/?)?$/, template: '/api/' }) },
+  list: { methods: ['GET', 'POST', 'HEAD', 'OPTIONS'], vary: VARY, path: (c) => ({ pattern: apiPattern(escape(c)), template: `/api/${c}/` }) },
+  detail: {
+    methods: ['GET', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
+    vary: VARY,
+    path: (c) => ({ pattern: apiPattern(`${escape(c)}/([^/.]+)`), template: `/api/${c}/:id/` }),
+  },
+  // The space's current state: `/api/space/status/`.
+  status: { methods: READ, vary: VARY, path: () => ({ pattern: apiPattern('space/status'), template: '/api/space/status/' }) },
+  // The share of time the space was open per weekday and hour: `/api/space/hours/`.
+  hours: { methods: READ, vary: VARY, path: () => ({ pattern: apiPattern('space/hours'), template: '/api/space/hours/' }) },
+  // Server-Sent Events (handlers/stream.ts): no format suffix; it negotiates its own media type.
+  stream: { methods: READ, vary: STREAM_VARY, path: () => ({ pattern: apiPattern('space/stream', { suffixes: false }), template: '/api/space/stream/' }) },
+  // The API described in OpenAPI 3.1 (openapi/document.ts); not listed in the root.
+  schema: { methods: READ, vary: VARY, path: () => ({ pattern: apiPattern('schema'), template: '/api/schema/' }) },
+};
+
+const WRITES: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function escape(path: string): string {
+  return path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** An API path: its kind, collection and pattern; `params` reads a match. */
+class ApiPath {
+  readonly pattern: RegExp;
+  readonly template: string;
+
+  constructor(
+    readonly kind: RouteKind,
+    readonly collection: Collection<CollectionPath> | null,
+  ) {
+    ({ pattern: this.pattern, template: this.template } = KINDS[kind].path(collection?.path ?? ''));
+  }
+
+  params(decoded: string | null): RouteMatch | null {
+    const m = decoded === null ? null : this.pattern.exec(decoded);
+    if (m === null) return null;
+    const hasId = this.kind === 'detail';
+    return { kind: this.kind, collection: this.collection?.path ?? null, id: hasId ? m[1] : null, suffix: (hasId ? m[2] : m[1]) ?? null };
+  }
+}
+
+const API_PATHS: readonly ApiPath[] = [
+  new ApiPath('root', null),
+  ...COLLECTIONS.flatMap((collection) => [new ApiPath('list', collection), new ApiPath('detail', collection)]),
+  new ApiPath('status', null),
+  new ApiPath('hours', null),
+  new ApiPath('stream', null),
+  new ApiPath('schema', null),
+];
+
+/** The API route a percent-decoded path names (hyperlinked relations in bodies are read with it). */
+export function matchApiPath(decodedPath: string): RouteMatch | null {
+  for (const path of API_PATHS) {
+    const params = path.params(decodedPath);
+    if (params !== null) return params;
+  }
+  return null;
+}
+
+/** The OpenAPI path item of an API path, with its methods. */
+function pathItemOf({ kind, collection }: ApiPath, methods: readonly string[]): Record<string, unknown> {
+  if (collection !== null) return kind === 'list' ? collectionPathItem(collection, methods) : recordPathItem(collection, methods);
+  return kind === 'stream' ? streamPathItem(methods) : singlePathItem(kind as 'root' | 'status' | 'hours' | 'schema', methods);
+}
+
+function apiRoute(path: ApiPath): Route {
+  const { methods, vary } = KINDS[path.kind];
+  const api: ApiRoute = {
+    headers: Object.freeze({ allow: methods.join(', '), vary }),
+    writeMethods: new Set(methods.filter((method) => WRITES.has(method))),
+    routeOf: matchApiPath,
+  };
+  return declareRoute<RouteMatch, Resolved>({
+    name: path.collection === null ? path.kind : `${path.collection.path} ${path.kind}`,
+    template: path.template,
+    methods,
+    slashRedirect: true,
+    match: ({ decoded }) => path.params(decoded),
+    check: (ex) => checkApi(ex, api),
+    handle: (ex, resolved) => answerApi(ex, resolved, api),
+    openapi: () => pathItemOf(path, methods),
+  });
+}
+
+export const API_ROUTES: readonly Route[] = API_PATHS.map(apiRoute);
