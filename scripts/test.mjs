@@ -1,5 +1,7 @@
 // Runs the whole test suite once per database engine: SQLite, then PostgreSQL in a database
 // created for this run and dropped afterwards, so that runs never see each other's data.
+// Before the suites: scripts/test-prerequisites.mjs readies the machine (Debian packages,
+// PostgreSQL, an MQTT broker); its failure stops here.
 //
 //   node scripts/test.mjs [sqlite|postgres]       (default: both)
 //
@@ -21,6 +23,18 @@ const files = readdirSync('test')
   .filter((f) => f.endsWith('.test.ts'))
   .sort()
   .map((f) => `test/${f}`);
+for (const engine of engines) {
+  if (engine !== 'sqlite' && engine !== 'postgres') {
+    process.stderr.write(`unknown engine ${engine}: expected sqlite or postgres\n`);
+    process.exit(2);
+  }
+}
+
+for (const script of [['scripts/test-prerequisites.mjs', ...engines]]) {
+  const result = spawnSync(process.execPath, script, { stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
 const SUMMARY_KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 
 /**
@@ -111,11 +125,7 @@ const declared = new Map();
 for (const engine of engines) {
   let run;
   if (engine === 'sqlite') run = runSuite('sqlite');
-  else if (engine === 'postgres') run = await withPostgresDatabase((url) => runSuite('postgres', { TEST_POSTGRES_URL: url }));
-  else {
-    process.stderr.write(`unknown engine ${engine}: expected sqlite or postgres\n`);
-    process.exit(2);
-  }
+  else run = await withPostgresDatabase((url) => runSuite('postgres', { TEST_POSTGRES_URL: url }));
   if (run.status !== 0) failed++;
   if (run.summary) declared.set(engine, run.summary.tests);
 }
