@@ -1,7 +1,8 @@
 // Runs the whole test suite once per database engine: SQLite, then PostgreSQL in a database
 // created for this run and dropped afterwards, so that runs never see each other's data.
 // Before the suites: scripts/test-prerequisites.mjs readies the machine (Debian packages,
-// PostgreSQL, an MQTT broker); its failure stops here.
+// PostgreSQL, an MQTT broker), then scripts/test-checks.mjs runs the static checks; a failure of
+// either stops here.
 //
 //   node scripts/test.mjs [sqlite|postgres]       (default: both)
 //
@@ -30,7 +31,8 @@ for (const engine of engines) {
   }
 }
 
-for (const script of [['scripts/test-prerequisites.mjs', ...engines]]) {
+// The same checks whichever engines run: `test:sqlite` alone is a complete run for a machine without PostgreSQL.
+for (const script of [['scripts/test-prerequisites.mjs', ...engines], ['scripts/test-checks.mjs']]) {
   const result = spawnSync(process.execPath, script, { stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
