@@ -1,5 +1,8 @@
 // Runs the whole test suite once per database engine: SQLite, then PostgreSQL in a database
 // created for this run and dropped afterwards, so that runs never see each other's data.
+// Before the suites: scripts/test-prerequisites.mjs readies the machine (Debian packages,
+// PostgreSQL, an MQTT broker), then scripts/test-checks.mjs runs the static checks; a failure of
+// either stops here.
 //
 //   node scripts/test.mjs [sqlite|postgres]       (default: both)
 //
@@ -21,6 +24,19 @@ const files = readdirSync('test')
   .filter((f) => f.endsWith('.test.ts'))
   .sort()
   .map((f) => `test/${f}`);
+for (const engine of engines) {
+  if (engine !== 'sqlite' && engine !== 'postgres') {
+    process.stderr.write(`unknown engine ${engine}: expected sqlite or postgres\n`);
+    process.exit(2);
+  }
+}
+
+// The same checks whichever engines run: `test:sqlite` alone is a complete run for a machine without PostgreSQL.
+for (const script of [['scripts/test-prerequisites.mjs', ...engines], ['scripts/test-checks.mjs']]) {
+  const result = spawnSync(process.execPath, script, { stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
 const SUMMARY_KEYS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 
 /**
@@ -111,11 +127,7 @@ const declared = new Map();
 for (const engine of engines) {
   let run;
   if (engine === 'sqlite') run = runSuite('sqlite');
-  else if (engine === 'postgres') run = await withPostgresDatabase((url) => runSuite('postgres', { TEST_POSTGRES_URL: url }));
-  else {
-    process.stderr.write(`unknown engine ${engine}: expected sqlite or postgres\n`);
-    process.exit(2);
-  }
+  else run = await withPostgresDatabase((url) => runSuite('postgres', { TEST_POSTGRES_URL: url }));
   if (run.status !== 0) failed++;
   if (run.summary) declared.set(engine, run.summary.tests);
 }

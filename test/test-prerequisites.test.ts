@@ -1,0 +1,67 @@
+// scripts/test-prerequisites.mjs, run as `npm test` runs it, on a made-up file tree: its test hooks
+// (TEST_PREREQ_ROOT, a prefix for every path it looks for; TEST_PREREQ_NOT_ROOT=1, acting as a user
+// other than root) let a package be missing without changing the machine, and keep it from installing.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+
+const SCRIPT = path.resolve(import.meta.dirname, '../scripts/test-prerequisites.mjs');
+const EXECUTABLES = { chromium: '/usr/bin/chromium', nginx: '/usr/sbin/nginx', mosquitto: '/usr/sbin/mosquitto' };
+
+const trees: string[] = [];
+after(() => {
+  for (const tree of trees) fs.rmSync(tree, { recursive: true, force: true });
+});
+
+/** A file tree holding the given files, with the given modes. */
+function treeWith(files: Record<string, number>): string {
+  const tree = fs.mkdtempSync(path.join(os.tmpdir(), 'hackerspace-api-prereq-'));
+  trees.push(tree);
+  for (const [file, mode] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(tree + file), { recursive: true });
+    fs.writeFileSync(tree + file, '#!/bin/sh\n', { mode });
+  }
+  return tree;
+}
+
+/** Runs the script for the SQLite suite (PostgreSQL is left alone) against `tree`, as a user other than root. */
+function prerequisites(tree: string, env: Record<string, string> = {}) {
+  const base = { ...process.env };
+  delete base.ORIGINAL_SOURCE;
+  const result = spawnSync(process.execPath, [SCRIPT, 'sqlite'], {
+    encoding: 'utf8',
+    env: { ...base, TEST_PREREQ_ROOT: tree, TEST_PREREQ_NOT_ROOT: '1', ...env },
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('test prerequisites (scripts/test-prerequisites.mjs)', () => {
+  it('stops with the one install command for every missing package when none is there', () => {
+    const result = prerequisites(treeWith({}));
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /^ {2}sudo apt-get install -y chromium nginx mosquitto$/m);
+    assert.equal(result.stdout, '');
+  });
+
+  it('names only the missing packages, and counts a file that cannot run as missing', () => {
+    const result = prerequisites(treeWith({ [EXECUTABLES.chromium]: 0o644, [EXECUTABLES.nginx]: 0o755, [EXECUTABLES.mosquitto]: 0o755 }));
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /^ {2}sudo apt-get install -y chromium$/m);
+  });
+
+  it("adds Django and requests when ORIGINAL_SOURCE asks for the original's loaddata and Python lacks them", () => {
+    const tree = treeWith({ [EXECUTABLES.chromium]: 0o755, [EXECUTABLES.nginx]: 0o755, [EXECUTABLES.mosquitto]: 0o755 });
+    const result = prerequisites(tree, { ORIGINAL_SOURCE: tree });
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /^ {2}sudo apt-get install -y python3-django python3-requests$/m);
+  });
+
+  it('passes, saying nothing, when every package is there and the broker is elsewhere', () => {
+    const tree = treeWith({ [EXECUTABLES.chromium]: 0o755, [EXECUTABLES.nginx]: 0o755, [EXECUTABLES.mosquitto]: 0o755 });
+    const result = prerequisites(tree, { MQTT_TEST_URL: 'mqtt://127.0.0.1:1' });
+    assert.deepEqual(result, { status: 0, stdout: '', stderr: '' });
+  });
+});
