@@ -14,8 +14,7 @@ import { createToken } from '../src/resources/tokens.js';
 import { freePort, startService, waitUntilServing, type Service } from './support/processes.js';
 import { freshDatabase, sampleRecords, startServer, TEST_ENGINE, type FreshDatabase, type TestServer } from './support/server.js';
 import { until, within } from './support/wait.js';
-
-const nowUs = () => Date.now() * 1000;
+import { nowUs } from './support/clock.js';
 
 /** A `fetch` that remembers the URLs it was asked for. */
 function countingFetch(): { fetch: typeof fetch; urls: string[]; signals: (AbortSignal | null | undefined)[] } {

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
-  assertJson,
   byCodePoint,
   closeServers,
   COLLECTION_PATHS,
@@ -27,7 +26,7 @@ import {
   wireUtc,
   type DumpRecord,
 } from './support/contract.js';
-import { request } from './support/http.js';
+import { request, assertJson } from './support/http.js';
 import { startServer, type TestServer } from './support/server.js';
 
 describe('records', () => {

@@ -13,26 +13,13 @@ import { exportFixture } from '../src/interchange/export.js';
 import { importRecords } from '../src/interchange/import.js';
 import { demoRecords } from '../src/demo/generate.js';
 import { freshDatabase, sampleRecords, TEST_ENGINE, type FreshDatabase } from './support/server.js';
+import { exportText } from './support/interchange.js';
 
 /*
  * Data moves between engines through the interchange format: SQLite → engine under test →
  * SQLite gives identical fixtures and identical API output. On the PostgreSQL pass of the suite
  * this crosses engines; on the SQLite pass it is the same round trip within SQLite.
  */
-
-async function exportText(db: Db): Promise<string> {
-  const chunks: Buffer[] = [];
-  await exportFixture(
-    db,
-    new Writable({
-      write(chunk, _e, done) {
-        chunks.push(Buffer.from(chunk));
-        done();
-      },
-    }),
-  );
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 async function load(db: Db, records: Iterable<unknown>): Promise<void> {
   await db.transaction().execute((trx) => importRecords(trx, records));

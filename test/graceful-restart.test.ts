@@ -13,7 +13,7 @@ import { createToken } from '../src/resources/tokens.js';
 import { request } from './support/http.js';
 import { freePort, isAlive, killAll, startService, waitUntilServing, type LogLine, type Service } from './support/processes.js';
 import { parseResponse, type RawResponse } from './support/raw-http.js';
-import { freshDatabase, sampleRecords, TEST_ENGINE, type FreshDatabase } from './support/server.js';
+import { freshDatabase, sampleRecords, TEST_ENGINE, type FreshDatabase, withSampleData } from './support/server.js';
 import { openStream } from './support/sse.js';
 import { until, within } from './support/wait.js';
 
@@ -26,13 +26,6 @@ const SPACEAPI = {
   location: { address: 'Somewhere 1, 1000 Brussels', lat: 50.8, lon: 4.3 },
   contact: { email: 'hello@space.example.org' },
 };
-
-async function withSampleData(): Promise<FreshDatabase> {
-  const fresh = await freshDatabase();
-  const records = sampleRecords();
-  await fresh.handle.db.transaction().execute((trx) => importRecords(trx, records));
-  return fresh;
-}
 
 const message = (line: LogLine) => String(line.msg ?? '');
 

@@ -9,6 +9,7 @@ import type { Db } from '../src/db/connection.js';
 import { exportFixture } from '../src/interchange/export.js';
 import { ImportError, importRecords, readFixture } from '../src/interchange/import.js';
 import { freshDatabase, SAMPLE_FIXTURE, sampleRecords, startServer, type TestServer } from './support/server.js';
+import { exportText } from './support/interchange.js';
 
 /** A small deterministic PRNG, so that a failure can be replayed. */
 function prng(seed: number) {
@@ -185,20 +186,6 @@ describe('hostile input never gets a 5xx', () => {
     assert.match(badHost.raw, /\{"detail":"Invalid Host header\."\}/);
   });
 });
-
-async function exportText(db: Db): Promise<string> {
-  const chunks: Buffer[] = [];
-  await exportFixture(
-    db,
-    new Writable({
-      write(chunk, _encoding, done) {
-        chunks.push(Buffer.from(chunk));
-        done();
-      },
-    }),
-  );
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** One random corruption of a fixture's text: a cut, a deleted, doubled or replaced character. */
 function corrupt(text: string, random: () => number): string {

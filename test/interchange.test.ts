@@ -15,6 +15,7 @@ import { parseRun } from '../src/interchange/fixture-reader.js';
 import { formatIsoUtc, parseIsoMicros } from '../src/time.js';
 import { getJson } from './support/http.js';
 import { freshDatabase, SAMPLE_FIXTURE, sampleRecords, startServer } from './support/server.js';
+import { exportText } from './support/interchange.js';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
 const CLI = path.join(REPO_ROOT, 'bin/hackerspace-api.js');
@@ -23,18 +24,6 @@ type Fresh = Awaited<ReturnType<typeof freshDatabase>>;
 
 function importInto(db: Db, records: Iterable<unknown> | AsyncIterable<unknown>): Promise<ImportReport> {
   return db.transaction().execute((trx) => importRecords(trx, records));
-}
-
-async function exportText(db: Db): Promise<string> {
-  const chunks: string[] = [];
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      chunks.push(chunk.toString());
-      done();
-    },
-  });
-  await exportFixture(db, sink);
-  return chunks.join('');
 }
 
 function tempDir(): string {

@@ -28,13 +28,14 @@ import { freePort, killAll, startService, waitUntilServing, type Service } from 
 import { freshDatabase, postgresOnly, sampleRecords, TEST_ENGINE, type FreshDatabase } from './support/server.js';
 import { dataOf, openStream } from './support/sse.js';
 import { until, within } from './support/wait.js';
+import { nowUs } from './support/clock.js';
+import { doorPost } from './support/door.js';
 
 after(() => killAll());
 
 /** The shared broker (a mosquitto on 127.0.0.1:1883 in development and CI). */
 const SHARED_BROKER = process.env.MQTT_TEST_URL ?? 'mqtt://127.0.0.1:1883';
 const MOSQUITTO = '/usr/sbin/mosquitto';
-const nowUs = () => Date.now() * 1000;
 
 /** A topic prefix of this test's own, so that tests never see each other's retained messages. */
 const uniquePrefix = () => `test/mqtt-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -262,14 +263,6 @@ async function startBridged(env: Record<string, string>, options: { empty?: bool
       await fresh.cleanup();
     },
   };
-}
-
-function doorPost(base: string, secret: string, isOpen: boolean): Promise<HttpResponse> {
-  return request(base, '/api/space/openings/', {
-    method: 'POST',
-    headers: { authorization: `Token ${secret}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ is_open: isOpen }),
-  });
 }
 
 /** The body of /api/space/status/, as bytes turned to text (what <prefix>/state must carry exactly). */

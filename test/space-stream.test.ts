@@ -9,17 +9,18 @@ import pg from 'pg';
 import { currentSpaceState } from '../src/resources/openings.js';
 import { createToken } from '../src/resources/tokens.js';
 import { importRecords } from '../src/interchange/import.js';
-import { request, type HttpResponse } from './support/http.js';
+import { request, type HttpResponse, idOf } from './support/http.js';
 import { freePort, killAll, startService, waitUntilServing, type Service } from './support/processes.js';
 import { freshDatabase, postgresOnly, sampleRecords, startServer, TEST_ENGINE, type FreshDatabase, type TestServer } from './support/server.js';
 import { dataOf, openStream, type SseClient, type SseEvent } from './support/sse.js';
 import { until, within } from './support/wait.js';
+import { nowUs } from './support/clock.js';
+import { doorPost } from './support/door.js';
 
 after(() => killAll());
 
 const STREAM = '/api/space/stream/';
 const NOT_ACCEPTABLE = { detail: 'Could not satisfy the request Accept header.' };
-const nowUs = () => Date.now() * 1000;
 
 /**
  * The current state and the event a client gets for it, as the contract defines them (found
@@ -62,20 +63,9 @@ function call(
   return request(base, path, { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
 }
 
-/** A door report; returns the response (201 with Location for a change, 200 for the same state). */
-function door(base: string, secret: string, isOpen: boolean): Promise<HttpResponse> {
-  return call(base, '/api/space/openings/', { secret, json: { is_open: isOpen } });
-}
-
-function idOf(res: HttpResponse): number {
-  const m = /\/(\d+)\/$/.exec(String(res.headers.location));
-  assert.ok(m, `an id in Location ${res.headers.location} (${res.status} ${res.body})`);
-  return Number(m[1]);
-}
-
 /** Records a change (201) and returns the event a client should get for it. */
 async function change(base: string, secret: string, isOpen: boolean): Promise<{ id: string; data: { is_open: boolean; since: string } }> {
-  const res = await door(base, secret, isOpen);
+  const res = await doorPost(base, secret, isOpen);
   assert.equal(res.status, 201, res.body);
   const record = res.json();
   return { id: String(idOf(res)), data: { is_open: record.is_open, since: record.time } };
@@ -137,7 +127,7 @@ describe(`GET ${STREAM} on ${TEST_ENGINE}`, () => {
       expected.map((e) => ({ event: 'state', ...e })),
     );
     // The same state again records nothing, and sends nothing.
-    assert.equal((await door(server.base, secrets.door, !isOpen)).status, 200);
+    assert.equal((await doorPost(server.base, secrets.door, !isOpen)).status, 200);
     const legacy = await call(server.base, '/space/change_status', { form: `secret=${encodeURIComponent(secrets.door)}&open=${isOpen ? 1 : 0}` });
     assert.equal(legacy.status, 200, legacy.body);
     const [, , viaLegacy] = await client.waitForEvents(3);

@@ -17,15 +17,16 @@ import { importRecords } from '../src/interchange/import.js';
 import { countPendingDeliveries } from '../src/live/webhook-outbox.js';
 import { currentSpaceState } from '../src/resources/openings.js';
 import { createToken } from '../src/resources/tokens.js';
-import { request, type HttpResponse } from './support/http.js';
+import { request, type HttpResponse, idOf } from './support/http.js';
 import { freePort, killAll, startService, waitUntilServing, type Service } from './support/processes.js';
 import { freshDatabase, sampleRecords, TEST_ENGINE, type FreshDatabase } from './support/server.js';
 import { until, within } from './support/wait.js';
+import { nowUs } from './support/clock.js';
+import { doorPost } from './support/door.js';
 
 after(() => killAll());
 
 const SECRET = 'correct horse battery staple \u00e9';
-const nowUs = () => Date.now() * 1000;
 const sign = (body: Buffer | string, secret = SECRET) => 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
 
 interface Delivery {
@@ -162,19 +163,9 @@ async function startLogged(env: Record<string, string>): Promise<LoggedServer> {
   };
 }
 
-function doorPost(base: string, secret: string, isOpen: boolean): Promise<HttpResponse> {
-  return request(base, '/api/space/openings/', {
-    method: 'POST',
-    headers: { authorization: `Token ${secret}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ is_open: isOpen }),
-  });
-}
-
 async function isOpenNow(server: LoggedServer): Promise<boolean> {
   return (await currentSpaceState(server.fresh.handle.db)).isOpen ?? false;
 }
-
-const idOf = (res: HttpResponse) => Number(/\/(\d+)\/$/.exec(String(res.headers.location))![1]);
 
 describe(`webhooks on ${TEST_ENGINE}`, () => {
   const cleanups: (() => Promise<void>)[] = [];

@@ -218,12 +218,6 @@ export function assertSecurityHeaders(headers: http.IncomingHttpHeaders | Record
 }
 
 /** Status, `Content-Type: application/json` exactly, and the parsed body. */
-export function assertJson(res: HttpResponse, status: number, body: unknown, what = ''): void {
-  assert.equal(res.status, status, `${what} status (body ${res.body.slice(0, 200)})`);
-  assert.equal(res.headers['content-type'], 'application/json', `${what} content-type`);
-  assert.deepEqual(res.json(), body, `${what} body`);
-}
-
 export function varyTokens(headers: http.IncomingHttpHeaders | Record<string, string>): string[] {
   const vary = headers.vary;
   const text = Array.isArray(vary) ? vary.join(',') : (vary ?? '');

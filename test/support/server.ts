@@ -136,3 +136,11 @@ export async function startServer(options: { records?: unknown[]; env?: Record<s
     },
   };
 }
+
+/** A fresh database (freshDatabase) holding the sample data. */
+export async function withSampleData(): Promise<FreshDatabase> {
+  const fresh = await freshDatabase();
+  const records = sampleRecords();
+  await fresh.handle.db.transaction().execute((trx) => importRecords(trx, records));
+  return fresh;
+}
