@@ -436,7 +436,7 @@ describe('records', () => {
     for (const [label, rootPath, list] of starts) {
       it(label, async () => {
         const root = await getOk(server.base, rootPath);
-        const urls = new Set<string>(Object.values(root) as string[]);
+        const urls = new Set(Object.values<string>(root));
         for (const collection of COLLECTION_PATHS) {
           const { records } = await walkPages(server.base, list(collection));
           for (const record of records) for (const url of hyperlinksOf(collection, record)) urls.add(url);

@@ -2,11 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { request } from './support/http.js';
-import type { Db } from '../src/db/connection.js';
-import { exportFixture } from '../src/interchange/export.js';
 import { ImportError, importRecords, readFixture } from '../src/interchange/import.js';
 import { freshDatabase, SAMPLE_FIXTURE, sampleRecords, startServer, type TestServer } from './support/server.js';
 import { exportText } from './support/interchange.js';
@@ -218,7 +215,7 @@ describe('malformed fixtures never change data', () => {
         try {
           await fresh.handle.db.transaction().execute((trx) => importRecords(trx, readFixture(file)));
         } catch (error) {
-          assert.ok(error instanceof ImportError, `corruption ${i} failed with ${error} instead of an ImportError`);
+          assert.ok(error instanceof ImportError, `corruption ${i} failed with ${String(error)} instead of an ImportError`);
           assert.ok(error.message.length > 0);
           failures++;
           assert.equal(await exportText(fresh.handle.db), before, `corruption ${i} changed the data`);

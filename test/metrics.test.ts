@@ -12,7 +12,7 @@ import { connect } from 'mqtt';
 import { ConfigError, configFrom } from '../src/config.js';
 import { importRecords } from '../src/interchange/import.js';
 import { createToken } from '../src/resources/tokens.js';
-import { request, type HttpResponse } from './support/http.js';
+import { request } from './support/http.js';
 import { freePort, killAll, startService, waitUntilServing, type LogLine, type Service } from './support/processes.js';
 import { freshDatabase, postgresOnly, sampleRecords, sqliteOnly, TEST_ENGINE, type FreshDatabase } from './support/server.js';
 import { openStream } from './support/sse.js';

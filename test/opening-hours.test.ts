@@ -12,7 +12,7 @@ import type { Db } from '../src/db/connection.js';
 import { offsetSpans, openingHours } from '../src/resources/opening-hours.js';
 import { createToken } from '../src/resources/tokens.js';
 import { formatIsoUtc, parseIsoMicros, TimeFormatter } from '../src/time.js';
-import { request, type HttpResponse, assertJson, assertRouteHeaders } from './support/http.js';
+import { request, assertJson, assertRouteHeaders } from './support/http.js';
 import { freshDatabase, startServer, type FreshDatabase, type TestServer } from './support/server.js';
 import { nowUs } from './support/clock.js';
 
@@ -297,7 +297,7 @@ describe('GET /api/space/hours/', () => {
     assert.equal(head.headers['content-type'], 'application/json');
     assertRouteHeaders(head);
     // Kept by the response cache while the openings do not change: the same entity.
-    const again = await request(server.base, '/api/space/hours/?weeks=9', { headers: { 'if-none-match': get.headers.etag! } });
+    const again = await request(server.base, '/api/space/hours/?weeks=9', { headers: { 'if-none-match': get.headers.etag } });
     assert.equal(again.status, 304);
     assert.equal(again.body, '');
     assert.equal(again.headers.etag, get.headers.etag);

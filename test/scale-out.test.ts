@@ -112,7 +112,7 @@ describe(`two serve processes on one ${TEST_ENGINE} database`, () => {
 describe(`serve --workers 2 on ${TEST_ENGINE}`, () => {
   let fresh: FreshDatabase;
   let service: Service;
-  const workerPids = (): number[] => service.logs.filter((l) => l.msg === `worker ${l.worker} is serving` && l.pid === service.pid).map((l) => l.worker as number);
+  const workerPids = (): number[] => service.logs.filter((l) => l.msg === `worker ${String(l.worker)} is serving` && l.pid === service.pid).map((l) => l.worker as number);
 
   before(async () => {
     fresh = await withSampleData();

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createToken } from '../src/resources/tokens.js';
-import { request, type HttpResponse, assertJson, assertRouteHeaders } from './support/http.js';
+import { request, assertJson, assertRouteHeaders } from './support/http.js';
 import { startServer, type TestServer } from './support/server.js';
 import { nowUs } from './support/clock.js';
 

@@ -17,7 +17,7 @@ import { buildApp } from '../src/app.js';
 import { ConfigError, configFrom } from '../src/config.js';
 import { createToken } from '../src/resources/tokens.js';
 import { readSpaceApiFile } from '../src/spaceapi/config-file.js';
-import { request, type HttpResponse } from './support/http.js';
+import { request } from './support/http.js';
 import { freePort, startService } from './support/processes.js';
 import { freshDatabase, startServer, type TestServer } from './support/server.js';
 import { doorPost } from './support/door.js';
@@ -307,7 +307,7 @@ describe('a bad SpaceAPI file stops the service at start', () => {
     for (const [what, content, extension, reason] of BAD_FILES) {
       const file = configFile(content, extension);
       await assert.rejects(buildApp(configFrom({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', SPACEAPI_CONFIG: file }), { logger: false }), (error: unknown) => {
-        assert.ok(error instanceof ConfigError, `${what}: ${error}`);
+        assert.ok(error instanceof ConfigError, `${what}: ${String(error)}`);
         assert.equal(error.variable, 'SPACEAPI_CONFIG');
         assert.ok(error.message.startsWith(`SPACEAPI_CONFIG: ${file}: `), `${what}: ${error.message}`);
         assert.match(error.message, reason, what);

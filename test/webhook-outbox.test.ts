@@ -20,7 +20,7 @@ import { describeWebhook } from '../src/live/webhooks.js';
 import { AnnouncedWrites } from '../src/live/writes.js';
 import { currentSpaceState, recordDoorReport } from '../src/resources/openings.js';
 import { createToken } from '../src/resources/tokens.js';
-import { request, type HttpResponse, idOf } from './support/http.js';
+import { idOf } from './support/http.js';
 import { BIN, freePort, killAll, startService, waitUntilServing, type Service } from './support/processes.js';
 import { freshDatabase, sampleRecords, TEST_ENGINE, type FreshDatabase } from './support/server.js';
 import { until, within } from './support/wait.js';

@@ -17,7 +17,7 @@ import { importRecords } from '../src/interchange/import.js';
 import { countPendingDeliveries } from '../src/live/webhook-outbox.js';
 import { currentSpaceState } from '../src/resources/openings.js';
 import { createToken } from '../src/resources/tokens.js';
-import { request, type HttpResponse, idOf } from './support/http.js';
+import { request, idOf } from './support/http.js';
 import { freePort, killAll, startService, waitUntilServing, type Service } from './support/processes.js';
 import { freshDatabase, sampleRecords, TEST_ENGINE, type FreshDatabase } from './support/server.js';
 import { until, within } from './support/wait.js';
@@ -168,7 +168,7 @@ async function isOpenNow(server: LoggedServer): Promise<boolean> {
 }
 
 describe(`webhooks on ${TEST_ENGINE}`, () => {
-  const cleanups: (() => Promise<void>)[] = [];
+  const cleanups: (() => void | Promise<void>)[] = [];
   after(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
@@ -401,7 +401,7 @@ describe(`webhooks on ${TEST_ENGINE}`, () => {
       env: { ...process.env, PORT: String(port), WEBHOOK_SECRET: SECRET },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    cleanups.push(async () => {
+    cleanups.push(() => {
       child.kill();
     });
     let out = '';

@@ -282,7 +282,7 @@ describe('authentication', () => {
     assert.equal(listed.status, 0, listed.stderr);
     const row = listed.stdout.split('\n').find((line) => line.startsWith(`${doorToken.id} `));
     assert.ok(row, listed.stdout);
-    assert.equal(row.split(/\s{2,}/)[4], utcText(Math.floor(doorUsed! / 1_000_000) * 1_000_000), row);
+    assert.equal(row.split(/\s{2,}/)[4], utcText(Math.floor(doorUsed / 1_000_000) * 1_000_000), row);
     assert.ok(!listed.stdout.includes(door) && !listed.stdout.includes(admin), 'no secret in token list');
   });
 });

@@ -66,7 +66,7 @@ export async function freshDatabase(options: { migrate?: boolean } = {}): Promis
   };
 }
 
-async function postgresSchema(): Promise<{ url: string; drop(): Promise<void> }> {
+async function postgresSchema(): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.TEST_POSTGRES_URL;
   if (!base) throw new Error('TEST_ENGINE=postgres needs TEST_POSTGRES_URL (npm test sets both)');
   const schema = `t_${process.pid}_${randomBytes(6).toString('hex')}`;
