@@ -243,7 +243,7 @@ describe('GET /spaceapi.json against the SpaceAPI schema the OpenAPI document em
     const fits = (body: unknown): boolean => validate(body);
     const res = await request(server.base, '/spaceapi.json');
     assert.equal(res.status, 200);
-    const space = res.json() as any;
+    const space = res.json();
     assert.equal(space.space, 'UrLab');
     assert.ok(fits(space), ajv.errorsText(validate.errors));
     const { space: _name, ...nameless } = space;
