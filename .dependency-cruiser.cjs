@@ -147,6 +147,13 @@ module.exports = {
       to: { path: '^(test|bench)/', pathNot: '^$1/' },
     },
     {
+      name: 'test-imports-only-support',
+      comment: 'Within test/, only test/support/ is imported: test files do not import each other, and test/support/ imports no test file.',
+      severity: 'error',
+      from: { path: '^test/' },
+      to: { path: '^test/', pathNot: '^test/support/' },
+    },
+    {
       name: 'src-not-to-dev-dependencies',
       comment: 'The service may not import a devDependency at run time (type-only imports of @types packages are fine).',
       severity: 'error',

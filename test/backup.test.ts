@@ -80,7 +80,7 @@ async function readAll(db: Db): Promise<Rows> {
       for (const [table, key] of Object.entries(DATA_TABLES) as Array<[DataTable, readonly string[]]>) {
         let query = trx.selectFrom(table).selectAll();
         for (const column of key) query = query.orderBy(column as never);
-        rows[table] = (await query.execute()) as Array<Record<string, unknown>>;
+        rows[table] = await query.execute();
       }
       const counts = await trx.selectFrom('collection_counts').selectAll().execute();
       rows.counts = Object.fromEntries(counts.map((c) => [c.collection, Number(c.n)]));

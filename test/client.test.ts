@@ -14,8 +14,7 @@ import { createToken } from '../src/resources/tokens.js';
 import { freePort, startService, waitUntilServing, type Service } from './support/processes.js';
 import { freshDatabase, sampleRecords, startServer, TEST_ENGINE, type FreshDatabase, type TestServer } from './support/server.js';
 import { until, within } from './support/wait.js';
-
-const nowUs = () => Date.now() * 1000;
+import { nowUs } from './support/clock.js';
 
 /** A `fetch` that remembers the URLs it was asked for. */
 function countingFetch(): { fetch: typeof fetch; urls: string[]; signals: (AbortSignal | null | undefined)[] } {
@@ -25,7 +24,7 @@ function countingFetch(): { fetch: typeof fetch; urls: string[]; signals: (Abort
     urls,
     signals,
     fetch: (input, init) => {
-      urls.push(String(input));
+      urls.push(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
       signals.push(init?.signal);
       return fetch(input, init);
     },
@@ -60,7 +59,7 @@ describe(`the client against the service on ${TEST_ENGINE}`, () => {
     assert.equal(new URL(first.next!).searchParams.get('page'), '2');
     assert.equal(new URL(second.next!).searchParams.get('page'), '3');
     assert.notDeepEqual(first.results, second.results);
-    assert.deepEqual(Object.keys(first.results[0]!).sort(), ['avatar', 'has_key', 'username']);
+    assert.deepEqual(Object.keys(first.results[0]).sort(), ['avatar', 'has_key', 'username']);
   });
 
   it('all() yields every record once, following `next` across pages', async () => {
@@ -81,7 +80,7 @@ describe(`the client against the service on ${TEST_ENGINE}`, () => {
 
   it('gets a record by id and by the hyperlink another record holds', async () => {
     const { results } = await api.projects.list({ pageSize: 3 });
-    const listed = results[0]!;
+    const listed = results[0];
     const project = await api.projects.get(listed.id);
     assert.deepEqual(project, listed);
     const maintainer = await api.users.get(project.maintainer);
@@ -95,7 +94,7 @@ describe(`the client against the service on ${TEST_ENGINE}`, () => {
     const counting = countingFetch();
     const client = createClient({ baseUrl: server.base, fetch: counting.fetch });
     const { results } = await api.projects.list({ pageSize: 1 });
-    const link = results[0]!.maintainer;
+    const link = results[0].maintainer;
     const path = new URL(link).pathname;
     for (const foreign of [
       `https://elsewhere.example${path}`,
@@ -138,7 +137,7 @@ describe(`the client against the service on ${TEST_ENGINE}`, () => {
   it('creates, updates and removes records with an admin token; a door token may not', async () => {
     const client = createClient({ baseUrl: server.base, token: admin });
     const { results } = await client.projects.list({ pageSize: 1 });
-    const maintainer = results[0]!.maintainer;
+    const maintainer = results[0].maintainer;
     const created = await client.projects.create({ title: 'Client test', maintainer, status: 'i', progress: 10, short_description: 'Made by the client' });
     assert.equal(created.title, 'Client test');
     assert.equal(created.maintainer, maintainer);
@@ -224,7 +223,7 @@ describe(`watch() across a restart of the service (${TEST_ENGINE})`, () => {
     try {
       await waitForStates(1, 'the current state');
       const initial = await api.space.status();
-      assert.deepEqual(states[0]!.state, initial);
+      assert.deepEqual(states[0].state, initial);
 
       service!.child.kill('SIGKILL');
       await service!.exited;
@@ -238,9 +237,9 @@ describe(`watch() across a restart of the service (${TEST_ENGINE})`, () => {
       assert.equal(report.created, true);
       await waitForStates(2, 'the change made after the restart');
       assert.equal(states.length, 2, 'no repeat of the state it had (Last-Event-ID)');
-      assert.deepEqual(states[1]!.state, await api.space.status());
-      assert.equal(states[1]!.state.is_open, next);
-      assert.ok(Number(states[1]!.id) > Number(states[0]!.id), `ids ${states[0]!.id} → ${states[1]!.id}`);
+      assert.deepEqual(states[1].state, await api.space.status());
+      assert.equal(states[1].state.is_open, next);
+      assert.ok(Number(states[1].id) > Number(states[0].id), `ids ${states[0].id} → ${states[1].id}`);
       assert.ok(counting.urls.length >= 2, 'it reconnected');
     } finally {
       stop();
@@ -249,7 +248,7 @@ describe(`watch() across a restart of the service (${TEST_ENGINE})`, () => {
     assert.equal(counting.signals.at(-1)?.aborted, true);
     const requests = counting.urls.length;
     const errorsSoFar = errors.length;
-    await api.space.record(!states[1]!.state.is_open);
+    await api.space.record(!states[1].state.is_open);
     const closed = await fetch(`${base}/api/space/status/`);
     assert.equal(closed.status, 200);
     await closed.body?.cancel();

@@ -10,7 +10,7 @@ function configError(env: Record<string, string>): ConfigError {
   try {
     loadConfig(env);
   } catch (error) {
-    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${error}`);
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
     return error;
   }
   assert.fail(`expected ${JSON.stringify(env)} to be rejected`);

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ALLOW, assertJson, assertSecurityHeaders, closeServers, COLLECTION_PATHS, sample, startServers, varyTokens } from './support/contract.js';
-import { request } from './support/http.js';
+import { ALLOW, assertSecurityHeaders, closeServers, COLLECTION_PATHS, sample, startServers, varyTokens } from './support/contract.js';
+import { request, assertJson } from './support/http.js';
 import { rawRequest } from './support/raw-http.js';
 import { startServer, type TestServer } from './support/server.js';
 

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
-  assertJson,
   byCodePoint,
   closeServers,
   COLLECTION_PATHS,
@@ -21,7 +20,7 @@ import {
   walkPages,
   type DumpRecord,
 } from './support/contract.js';
-import { request } from './support/http.js';
+import { request, assertJson } from './support/http.js';
 import { rawRequest } from './support/raw-http.js';
 import { startServer, type TestServer } from './support/server.js';
 

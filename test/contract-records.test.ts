@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
-  assertJson,
   byCodePoint,
   closeServers,
   COLLECTION_PATHS,
@@ -27,7 +26,7 @@ import {
   wireUtc,
   type DumpRecord,
 } from './support/contract.js';
-import { request } from './support/http.js';
+import { request, assertJson } from './support/http.js';
 import { startServer, type TestServer } from './support/server.js';
 
 describe('records', () => {
@@ -437,7 +436,7 @@ describe('records', () => {
     for (const [label, rootPath, list] of starts) {
       it(label, async () => {
         const root = await getOk(server.base, rootPath);
-        const urls = new Set<string>(Object.values(root) as string[]);
+        const urls = new Set(Object.values<string>(root));
         for (const collection of COLLECTION_PATHS) {
           const { records } = await walkPages(server.base, list(collection));
           for (const record of records) for (const url of hyperlinksOf(collection, record)) urls.add(url);

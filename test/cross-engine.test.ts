@@ -2,37 +2,22 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
 import { openDatabase, type DatabaseHandle, type Db } from '../src/db/connection.js';
 import { migrateToLatest } from '../src/db/migrations.js';
-import { exportFixture } from '../src/interchange/export.js';
 import { importRecords } from '../src/interchange/import.js';
 import { demoRecords } from '../src/demo/generate.js';
 import { freshDatabase, sampleRecords, TEST_ENGINE, type FreshDatabase } from './support/server.js';
+import { exportText } from './support/interchange.js';
 
 /*
  * Data moves between engines through the interchange format: SQLite → engine under test →
  * SQLite gives identical fixtures and identical API output. On the PostgreSQL pass of the suite
  * this crosses engines; on the SQLite pass it is the same round trip within SQLite.
  */
-
-async function exportText(db: Db): Promise<string> {
-  const chunks: Buffer[] = [];
-  await exportFixture(
-    db,
-    new Writable({
-      write(chunk, _e, done) {
-        chunks.push(Buffer.from(chunk));
-        done();
-      },
-    }),
-  );
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 async function load(db: Db, records: Iterable<unknown>): Promise<void> {
   await db.transaction().execute((trx) => importRecords(trx, records));
@@ -127,8 +112,8 @@ describe(`moving data between SQLite and ${TEST_ENGINE}`, () => {
 /** Offsets every pk and reference of a demo record, so that it can sit beside the sample data. */
 function shift(record: { model: string; pk: number; fields: Record<string, unknown> }, by: number) {
   const fields = { ...record.fields };
-  for (const key of ['maintainer', 'organizer', 'event']) if (typeof fields[key] === 'number') fields[key] = (fields[key] as number) + by;
+  for (const key of ['maintainer', 'organizer', 'event']) if (typeof fields[key] === 'number') fields[key] = fields[key] + by;
   for (const key of ['participants', 'members']) if (Array.isArray(fields[key])) fields[key] = (fields[key] as number[]).map((id) => id + by);
-  if (record.model === 'users.user') fields.username = `${fields.username} (demo)`;
+  if (record.model === 'users.user') fields.username = `${String(fields.username)} (demo)`;
   return { ...record, pk: record.pk + by, fields };
 }

@@ -19,8 +19,8 @@ import { isDatabaseUnavailable, openDatabase, type DatabaseHandle } from '../src
 import { LEASE_MS } from '../src/db/read-lease.js';
 import pg from 'pg';
 import { importRecords } from '../src/interchange/import.js';
-import { assertJson, assertSecurityHeaders } from './support/contract.js';
-import { request, type HttpRequestOptions, type HttpResponse } from './support/http.js';
+import { assertSecurityHeaders } from './support/contract.js';
+import { request, type HttpRequestOptions, type HttpResponse, assertJson } from './support/http.js';
 import { freshDatabase, postgresOnly, sampleRecords, startServer, type FreshDatabase, type TestServer } from './support/server.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { until, within } from './support/wait.js';

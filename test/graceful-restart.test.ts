@@ -8,12 +8,11 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { importRecords } from '../src/interchange/import.js';
 import { createToken } from '../src/resources/tokens.js';
 import { request } from './support/http.js';
 import { freePort, isAlive, killAll, startService, waitUntilServing, type LogLine, type Service } from './support/processes.js';
 import { parseResponse, type RawResponse } from './support/raw-http.js';
-import { freshDatabase, sampleRecords, TEST_ENGINE, type FreshDatabase } from './support/server.js';
+import { TEST_ENGINE, type FreshDatabase, withSampleData } from './support/server.js';
 import { openStream } from './support/sse.js';
 import { until, within } from './support/wait.js';
 
@@ -26,13 +25,6 @@ const SPACEAPI = {
   location: { address: 'Somewhere 1, 1000 Brussels', lat: 50.8, lon: 4.3 },
   contact: { email: 'hello@space.example.org' },
 };
-
-async function withSampleData(): Promise<FreshDatabase> {
-  const fresh = await freshDatabase();
-  const records = sampleRecords();
-  await fresh.handle.db.transaction().execute((trx) => importRecords(trx, records));
-  return fresh;
-}
 
 const message = (line: LogLine) => String(line.msg ?? '');
 
@@ -211,7 +203,7 @@ describe(`SIGHUP on serve --workers 2, ${TEST_ENGINE}`, () => {
   let fresh: FreshDatabase;
   let service: Service;
   let spaceApiFile: string;
-  const serving = () => service.logs.filter((l) => l.pid === service.pid && message(l) === `worker ${l.worker} is serving`).map((l) => l.worker as number);
+  const serving = () => service.logs.filter((l) => l.pid === service.pid && message(l) === `worker ${String(l.worker)} is serving`).map((l) => l.worker as number);
   const completions = () => service.logs.filter((l) => l.pid === service.pid && message(l).startsWith('rolling restart complete'));
 
   before(async () => {

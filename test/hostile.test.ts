@@ -2,13 +2,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { request } from './support/http.js';
-import type { Db } from '../src/db/connection.js';
-import { exportFixture } from '../src/interchange/export.js';
 import { ImportError, importRecords, readFixture } from '../src/interchange/import.js';
 import { freshDatabase, SAMPLE_FIXTURE, sampleRecords, startServer, type TestServer } from './support/server.js';
+import { exportText } from './support/interchange.js';
 
 /** A small deterministic PRNG, so that a failure can be replayed. */
 function prng(seed: number) {
@@ -186,20 +184,6 @@ describe('hostile input never gets a 5xx', () => {
   });
 });
 
-async function exportText(db: Db): Promise<string> {
-  const chunks: Buffer[] = [];
-  await exportFixture(
-    db,
-    new Writable({
-      write(chunk, _encoding, done) {
-        chunks.push(Buffer.from(chunk));
-        done();
-      },
-    }),
-  );
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** One random corruption of a fixture's text: a cut, a deleted, doubled or replaced character. */
 function corrupt(text: string, random: () => number): string {
   const at = Math.floor(random() * text.length);
@@ -231,7 +215,7 @@ describe('malformed fixtures never change data', () => {
         try {
           await fresh.handle.db.transaction().execute((trx) => importRecords(trx, readFixture(file)));
         } catch (error) {
-          assert.ok(error instanceof ImportError, `corruption ${i} failed with ${error} instead of an ImportError`);
+          assert.ok(error instanceof ImportError, `corruption ${i} failed with ${String(error)} instead of an ImportError`);
           assert.ok(error.message.length > 0);
           failures++;
           assert.equal(await exportText(fresh.handle.db), before, `corruption ${i} changed the data`);

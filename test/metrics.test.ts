@@ -12,11 +12,12 @@ import { connect } from 'mqtt';
 import { ConfigError, configFrom } from '../src/config.js';
 import { importRecords } from '../src/interchange/import.js';
 import { createToken } from '../src/resources/tokens.js';
-import { request, type HttpResponse } from './support/http.js';
+import { request } from './support/http.js';
 import { freePort, killAll, startService, waitUntilServing, type LogLine, type Service } from './support/processes.js';
 import { freshDatabase, postgresOnly, sampleRecords, sqliteOnly, TEST_ENGINE, type FreshDatabase } from './support/server.js';
 import { openStream } from './support/sse.js';
 import { until } from './support/wait.js';
+import { doorPost } from './support/door.js';
 
 after(() => killAll());
 
@@ -128,11 +129,6 @@ async function clearRetained(prefix: string): Promise<void> {
   });
   for (const topic of [`${prefix}/state`, `${prefix}/state/open`, `${prefix}/status`]) await client.publishAsync(topic, '', { qos: 1, retain: true });
   await client.endAsync();
-}
-
-function door(base: string, secret: string, isOpen: boolean): Promise<HttpResponse> {
-  const body = JSON.stringify({ is_open: isOpen });
-  return request(base, '/api/space/openings/', { method: 'POST', headers: { authorization: `Token ${secret}`, 'content-type': 'application/json' }, body });
 }
 
 /** The sample data without the door's history: the space's state is unknown until a door report. */
@@ -354,11 +350,11 @@ describe(`metrics of one serve process on ${TEST_ENGINE}`, () => {
 
     const outbox = 'hackerspace_webhook_outbox_pending';
     assert.equal(before.value(outbox), 0, 'an empty outbox');
-    assert.equal((await door(service.base, doorSecret, true)).status, 201);
+    assert.equal((await doorPost(service.base, doorSecret, true)).status, 201);
     assert.equal((await scrape(metricsBase)).value(open), 1);
     // The failing receiver's delivery waits in the outbox until its retries run out (WEBHOOK_GIVE_UP_S=1).
     await until(async () => (await scrape(metricsBase)).value(outbox)! >= 1, 'a delivery waiting in the outbox', 60_000, 20);
-    assert.equal((await door(service.base, doorSecret, false)).status, 201);
+    assert.equal((await doorPost(service.base, doorSecret, false)).status, 201);
     assert.equal((await scrape(metricsBase)).value(open), 0);
 
     // Two changes, each to a receiver that takes it and to one that fails until the retries run out (WEBHOOK_GIVE_UP_S=1).

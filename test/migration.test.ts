@@ -61,7 +61,7 @@ function assertSameRecords(actual: readonly FixtureRecord[], expected: readonly 
       const kind = ORIGINAL_MODELS[want.model][name]?.kind;
       const other: unknown = got.fields[name];
       if (kind === 'datetime' && value !== null) {
-        assert.equal(parseIsoMicros(other as string), parseIsoMicros(value as string), `${key}.${name}: ${String(other)} is not the instant ${String(value)}`);
+        assert.equal(parseIsoMicros(other as string), parseIsoMicros(value as string), `${key}.${name}: ${JSON.stringify(other)} is not the instant ${JSON.stringify(value)}`);
       } else if (kind === 'm2m') {
         assert.deepEqual(
           [...(other as number[])].sort((a, b) => a - b),
@@ -233,7 +233,7 @@ describe('our data loads into the original', () => {
         assert.ok(res.status === 201 || res.status === 200, `${method} ${path}: ${res.status} ${res.body}`);
         return JSON.parse(res.body) as Record<string, unknown>;
       };
-      const idOf = (record: Record<string, unknown>) => Number(/\/(\d+)\/$/.exec(String(record.url ?? ''))?.[1] ?? record.id);
+      const recordIdOf = (record: Record<string, unknown>) => Number(/\/(\d+)\/$/.exec(typeof record.url === 'string' ? record.url : '')?.[1] ?? record.id);
       const userId = async (username: string) => (await db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirstOrThrow()).id;
 
       const before = Date.now() * 1000;
@@ -247,7 +247,7 @@ describe('our data loads into the original', () => {
       const noEmail = await userId('sans-adresse');
       await send('PATCH', `/api/users/${noEmail}/`, { has_key: true });
       const event = await send('POST', '/api/events/', { title: 'Sans organisateur', status: 'r', organizer: null });
-      const eventId = idOf(event);
+      const eventId = recordIdOf(event);
       await send('POST', '/api/meetings/', { event: `${server.base}/api/events/${eventId}/` });
       await send('POST', '/api/projects/', {
         title: 'Né ici',

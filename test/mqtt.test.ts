@@ -23,18 +23,19 @@ import { importRecords } from '../src/interchange/import.js';
 import { listAudit } from '../src/resources/audit.js';
 import { countOpenings, currentSpaceState } from '../src/resources/openings.js';
 import { createToken } from '../src/resources/tokens.js';
-import { request, type HttpResponse } from './support/http.js';
+import { request } from './support/http.js';
 import { freePort, killAll, startService, waitUntilServing, type Service } from './support/processes.js';
 import { freshDatabase, postgresOnly, sampleRecords, TEST_ENGINE, type FreshDatabase } from './support/server.js';
 import { dataOf, openStream } from './support/sse.js';
 import { until, within } from './support/wait.js';
+import { nowUs } from './support/clock.js';
+import { doorPost } from './support/door.js';
 
 after(() => killAll());
 
 /** The shared broker (a mosquitto on 127.0.0.1:1883 in development and CI). */
 const SHARED_BROKER = process.env.MQTT_TEST_URL ?? 'mqtt://127.0.0.1:1883';
 const MOSQUITTO = '/usr/sbin/mosquitto';
-const nowUs = () => Date.now() * 1000;
 
 /** A topic prefix of this test's own, so that tests never see each other's retained messages. */
 const uniquePrefix = () => `test/mqtt-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -167,8 +168,8 @@ class PrivateBroker {
     assert.equal(this.child, null, 'the broker is running already');
     const child = spawn(MOSQUITTO, ['-c', this.configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
-    child.stdout!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
     await until(async () => {
       assert.equal(child.exitCode, null, `mosquitto exited:\n${this.output}`);
       return new Promise<boolean>((resolve) => {
@@ -264,14 +265,6 @@ async function startBridged(env: Record<string, string>, options: { empty?: bool
   };
 }
 
-function doorPost(base: string, secret: string, isOpen: boolean): Promise<HttpResponse> {
-  return request(base, '/api/space/openings/', {
-    method: 'POST',
-    headers: { authorization: `Token ${secret}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ is_open: isOpen }),
-  });
-}
-
 /** The body of /api/space/status/, as bytes turned to text (what <prefix>/state must carry exactly). */
 async function statusBody(base: string): Promise<string> {
   const res = await request(base, '/api/space/status/');
@@ -280,7 +273,7 @@ async function statusBody(base: string): Promise<string> {
 }
 
 describe(`the MQTT bridge on ${TEST_ENGINE}`, () => {
-  const cleanups: (() => Promise<void>)[] = [];
+  const cleanups: (() => void | Promise<void>)[] = [];
   after(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
   });
@@ -397,7 +390,7 @@ describe(`the MQTT bridge on ${TEST_ENGINE}`, () => {
     const openingsBefore = await countOpenings(db);
     let isOpen = (await currentSpaceState(db)).isOpen!;
     const stream = await openStream(server.base);
-    cleanups.push(async () => stream.close());
+    cleanups.push(() => stream.close());
     await stream.waitForEvents(1);
 
     // A change, in a sensor's spelling: recorded under the door's rule.
@@ -613,7 +606,7 @@ describe(`the MQTT bridge on ${TEST_ENGINE}`, () => {
       // Both feeds listen (a stream client each): a bridge driven by the feed would publish the
       // other's changes.
       const streams = await Promise.all(services.map((s) => openStream(s.base)));
-      cleanups.push(async () => streams.forEach((s) => s.close()));
+      cleanups.push(() => streams.forEach((s) => s.close()));
       await Promise.all(streams.map((s) => s.waitForEvents(1)));
 
       // Each process says `online` again when it sees `offline` on the status topic (another

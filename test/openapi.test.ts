@@ -11,7 +11,6 @@ import { request } from './support/http.js';
 import { responseProblem } from './support/openapi.js';
 import { sampleRecords, startServer, type TestServer } from './support/server.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const built = (env: Record<string, string> = {}) => JSON.parse(JSON.stringify(openApiDocument(configFrom(env))));
 /** Every `$ref` and `$id` that leaves the document or resolves to nothing in it, as `where: what`. */
@@ -88,7 +87,7 @@ describe('the OpenAPI document', () => {
   it('has a path item for every route kind of the route table, with the methods the contract gives it, and no path the router lacks', () => {
     const document = built();
     const kinds = new Set<RouteKind>();
-    for (const [path, item] of Object.entries(document.paths) as [string, any][]) {
+    for (const [path, item] of Object.entries<any>(document.paths)) {
       if (!path.startsWith('/api/')) continue;
       const route = matchApiPath(path.replace('{id}', '7'));
       assert.ok(route, `${path} is no route`);
@@ -199,7 +198,7 @@ describe('GET /api/schema/', () => {
     assert.deepEqual(res.json(), JSON.parse(JSON.stringify(openApiDocument(server.config))));
     assert.equal(res.headers.allow, 'GET, HEAD, OPTIONS');
     assert.ok(res.headers.etag);
-    const again = await request(server.base, '/api/schema/', { headers: { 'if-none-match': res.headers.etag! } });
+    const again = await request(server.base, '/api/schema/', { headers: { 'if-none-match': res.headers.etag } });
     assert.equal(again.status, 304);
     const head = await request(server.base, '/api/schema/', { method: 'HEAD' });
     assert.equal(head.status, 200);
@@ -244,7 +243,7 @@ describe('GET /spaceapi.json against the SpaceAPI schema the OpenAPI document em
     const fits = (body: unknown): boolean => validate(body);
     const res = await request(server.base, '/spaceapi.json');
     assert.equal(res.status, 200);
-    const space = res.json() as any;
+    const space = res.json();
     assert.equal(space.space, 'UrLab');
     assert.ok(fits(space), ajv.errorsText(validate.errors));
     const { space: _name, ...nameless } = space;

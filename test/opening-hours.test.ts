@@ -12,8 +12,9 @@ import type { Db } from '../src/db/connection.js';
 import { offsetSpans, openingHours } from '../src/resources/opening-hours.js';
 import { createToken } from '../src/resources/tokens.js';
 import { formatIsoUtc, parseIsoMicros, TimeFormatter } from '../src/time.js';
-import { request, type HttpResponse } from './support/http.js';
+import { request, assertJson, assertRouteHeaders } from './support/http.js';
 import { freshDatabase, startServer, type FreshDatabase, type TestServer } from './support/server.js';
+import { nowUs } from './support/clock.js';
 
 const BRUSSELS = new TimeFormatter('Europe/Brussels');
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
@@ -196,26 +197,14 @@ describe('openingHours: shares over a window ending at a given until (Europe/Bru
 
 const WEEKS_400 = { detail: 'weeks must be an integer from 1 to 104.' };
 
-function assertJson(res: HttpResponse, status: number, body?: unknown) {
-  assert.equal(res.status, status, res.body);
-  assert.equal(res.headers['content-type'], 'application/json');
-  if (body !== undefined) assert.deepEqual(res.json(), body);
-}
-
-function assertRouteHeaders(res: HttpResponse) {
-  assert.equal(res.headers.allow, 'GET, HEAD, OPTIONS');
-  assert.match(String(res.headers.vary), /\bAccept\b/);
-}
-
 describe('GET /api/space/hours/', () => {
   let server: TestServer;
   let admin: string;
   let door: string;
   before(async () => {
     server = await startServer({ env: { TIME_ZONE: 'Europe/Brussels' } });
-    const nowUs = Date.now() * 1000;
-    admin = (await createToken(server.database.db, 'admin', 'admin', nowUs)).secret;
-    door = (await createToken(server.database.db, 'door', 'door', nowUs)).secret;
+    admin = (await createToken(server.database.db, 'admin', 'admin', nowUs())).secret;
+    door = (await createToken(server.database.db, 'door', 'door', nowUs())).secret;
   });
   after(() => server.close());
 
@@ -308,7 +297,7 @@ describe('GET /api/space/hours/', () => {
     assert.equal(head.headers['content-type'], 'application/json');
     assertRouteHeaders(head);
     // Kept by the response cache while the openings do not change: the same entity.
-    const again = await request(server.base, '/api/space/hours/?weeks=9', { headers: { 'if-none-match': get.headers.etag! } });
+    const again = await request(server.base, '/api/space/hours/?weeks=9', { headers: { 'if-none-match': get.headers.etag } });
     assert.equal(again.status, 304);
     assert.equal(again.body, '');
     assert.equal(again.headers.etag, get.headers.etag);

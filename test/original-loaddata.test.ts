@@ -148,7 +148,7 @@ describe("the original's loaddata judges our export", () => {
 function shifted(record: FixtureRecord): FixtureRecord {
   const by = 1000;
   const fields = { ...record.fields };
-  for (const key of ['maintainer', 'organizer', 'event']) if (typeof fields[key] === 'number') fields[key] = (fields[key] as number) + by;
+  for (const key of ['maintainer', 'organizer', 'event']) if (typeof fields[key] === 'number') fields[key] = fields[key] + by;
   for (const key of ['participants', 'members']) if (Array.isArray(fields[key])) fields[key] = (fields[key] as number[]).map((id) => id + by);
   if (record.model === 'users.user') fields.username = `${String(fields.username)}~d`;
   return { ...record, pk: record.pk + by, fields };

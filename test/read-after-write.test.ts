@@ -18,7 +18,7 @@ import { after, before, describe, it } from 'node:test';
 import { createToken } from '../src/resources/tokens.js';
 import { importRecords } from '../src/interchange/import.js';
 import { COLLECTION_PATHS, pathOf } from './support/contract.js';
-import { request, type HttpResponse } from './support/http.js';
+import { request, type HttpResponse, idOf } from './support/http.js';
 import { freePort, killAll, startService, waitUntilServing, type Service } from './support/processes.js';
 import { freshDatabase, sampleRecords, TEST_ENGINE } from './support/server.js';
 
@@ -55,8 +55,6 @@ function firstSamplePks(): Record<Collection, number> {
 const SAMPLE_PK = firstSamplePks();
 
 const userUrl = (id: number) => `${PUBLIC_URL}/api/users/${id}/`;
-const idOf = (location: string | undefined) => Number(/\/([0-9]+)\/$/.exec(location ?? '')?.[1]);
-
 // ---------------------------------------------------------------------------------------------
 // Two processes on one database
 
@@ -293,7 +291,7 @@ async function createPatchDelete(c: Cluster, wc: WriteCase, extraWarmPaths: stri
 async function postRecord(c: Cluster, collection: Collection, body: Record<string, unknown>): Promise<{ path: string; id: number; record: any }> {
   const res = await write(c, 'POST', `/api/${collection}/`, body);
   assertStatus(res, 201, `POST /api/${collection}/`);
-  return { path: pathOf(res.headers.location ?? ''), id: idOf(res.headers.location), record: res.json() };
+  return { path: pathOf(res.headers.location ?? ''), id: idOf(res), record: res.json() };
 }
 
 /** The space's status as the current opening shows it. */

@@ -158,6 +158,7 @@ describe('read leases (PostgreSQL)', () => {
       const before = await versionOf(writer.handle, 'users');
       const started = Date.now();
       const write = writeTransaction(writer.handle.db, (trx) => importRecords(trx, [newUser(400)]));
+      // The behaviour under test is a wall-clock one: nothing commits while the frozen holder may still trust its lease.
       await sleep(LEASE_MS);
       assert.equal(await versionOf(writer.handle, 'users'), before, 'not committed while a lease may still be trusted');
       await write;

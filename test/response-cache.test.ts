@@ -188,9 +188,7 @@ describe('SharedBuilds', () => {
     const together = await Promise.all([builds.run('a\n1.', build), builds.run('a\n1.', build), builds.run('a\n2.', build)]);
     assert.deepEqual(together, [1, 1, 2], 'other versions build on their own');
     assert.equal(await builds.run('a\n1.', build), 3, 'a finished build is not reused');
-    const failing = builds.run('b', async () => {
-      throw new Error('down');
-    });
+    const failing = builds.run('b', () => Promise.reject(new Error('down')));
     await assert.rejects(failing, /down/);
     assert.equal(await builds.run('b', build), 4, 'a failure is not kept');
   });

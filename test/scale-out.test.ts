@@ -9,7 +9,7 @@ import { importRecords } from '../src/interchange/import.js';
 import { request } from './support/http.js';
 import { freePort, isAlive, killAll, startService, waitUntilServing, type Service } from './support/processes.js';
 import { TcpProxy } from './support/tcp-proxy.js';
-import { freshDatabase, postgresOnly, sampleRecords, TEST_ENGINE, type FreshDatabase } from './support/server.js';
+import { freshDatabase, postgresOnly, sampleRecords, TEST_ENGINE, type FreshDatabase, withSampleData } from './support/server.js';
 
 const PUBLIC_URL = 'https://space.example.org';
 
@@ -36,13 +36,6 @@ function everyPath(): string[] {
   }
   assert.equal(seen.size, COLLECTIONS.length, 'the sample has records of every collection');
   return paths;
-}
-
-async function withSampleData(): Promise<FreshDatabase> {
-  const fresh = await freshDatabase();
-  const records = sampleRecords();
-  await fresh.handle.db.transaction().execute((trx) => importRecords(trx, records));
-  return fresh;
 }
 
 describe(`two serve processes on one ${TEST_ENGINE} database`, () => {
@@ -119,7 +112,7 @@ describe(`two serve processes on one ${TEST_ENGINE} database`, () => {
 describe(`serve --workers 2 on ${TEST_ENGINE}`, () => {
   let fresh: FreshDatabase;
   let service: Service;
-  const workerPids = (): number[] => service.logs.filter((l) => l.msg === `worker ${l.worker} is serving` && l.pid === service.pid).map((l) => l.worker as number);
+  const workerPids = (): number[] => service.logs.filter((l) => l.msg === `worker ${String(l.worker)} is serving` && l.pid === service.pid).map((l) => l.worker as number);
 
   before(async () => {
     fresh = await withSampleData();

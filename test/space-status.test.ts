@@ -7,24 +7,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createToken } from '../src/resources/tokens.js';
-import { request, type HttpResponse } from './support/http.js';
+import { request, assertJson, assertRouteHeaders } from './support/http.js';
 import { startServer, type TestServer } from './support/server.js';
+import { nowUs } from './support/clock.js';
 
 const opening = (pk: number, time: string, isOpen: boolean) => ({ model: 'space.spacestatus', pk, fields: { time, is_open: isOpen } });
 
 /** Openings whose ids do not follow their times: the latest by time is pk 2. */
 const OPENINGS = [opening(1, '2021-03-27T20:00:00Z', true), opening(2, '2021-03-28T01:00:00.250000Z', false), opening(3, '2021-03-27T23:00:00Z', true)];
-
-function assertJson(res: HttpResponse, status: number, body: unknown) {
-  assert.equal(res.status, status, res.body);
-  assert.equal(res.headers['content-type'], 'application/json');
-  assert.deepEqual(res.json(), body);
-}
-
-function assertRouteHeaders(res: HttpResponse) {
-  assert.equal(res.headers.allow, 'GET, HEAD, OPTIONS');
-  assert.match(String(res.headers.vary), /\bAccept\b/);
-}
 
 describe('GET /api/space/status/ before the first opening', () => {
   let server: TestServer;
@@ -54,9 +44,8 @@ describe('GET /api/space/status/ with openings', () => {
   let door: string;
   before(async () => {
     server = await startServer({ records: OPENINGS, env: { TIME_ZONE: 'Europe/Brussels' } });
-    const nowUs = Date.now() * 1000;
-    admin = (await createToken(server.database.db, 'admin', 'admin', nowUs)).secret;
-    door = (await createToken(server.database.db, 'door', 'door', nowUs)).secret;
+    admin = (await createToken(server.database.db, 'admin', 'admin', nowUs())).secret;
+    door = (await createToken(server.database.db, 'door', 'door', nowUs())).secret;
   });
   after(() => server.close());
 

@@ -9,18 +9,18 @@ import pg from 'pg';
 import { currentSpaceState } from '../src/resources/openings.js';
 import { createToken } from '../src/resources/tokens.js';
 import { importRecords } from '../src/interchange/import.js';
-import { request, type HttpResponse } from './support/http.js';
+import { request, type HttpResponse, idOf } from './support/http.js';
 import { freePort, killAll, startService, waitUntilServing, type Service } from './support/processes.js';
 import { freshDatabase, postgresOnly, sampleRecords, startServer, TEST_ENGINE, type FreshDatabase, type TestServer } from './support/server.js';
 import { dataOf, openStream, type SseClient, type SseEvent } from './support/sse.js';
-import { within } from './support/wait.js';
+import { until, within } from './support/wait.js';
+import { nowUs } from './support/clock.js';
+import { doorPost } from './support/door.js';
 
 after(() => killAll());
 
 const STREAM = '/api/space/stream/';
 const NOT_ACCEPTABLE = { detail: 'Could not satisfy the request Accept header.' };
-const nowUs = () => Date.now() * 1000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * The current state and the event a client gets for it, as the contract defines them (found
@@ -63,20 +63,9 @@ function call(
   return request(base, path, { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
 }
 
-/** A door report; returns the response (201 with Location for a change, 200 for the same state). */
-function door(base: string, secret: string, isOpen: boolean): Promise<HttpResponse> {
-  return call(base, '/api/space/openings/', { secret, json: { is_open: isOpen } });
-}
-
-function idOf(res: HttpResponse): number {
-  const m = /\/(\d+)\/$/.exec(String(res.headers.location));
-  assert.ok(m, `an id in Location ${res.headers.location} (${res.status} ${res.body})`);
-  return Number(m[1]);
-}
-
 /** Records a change (201) and returns the event a client should get for it. */
 async function change(base: string, secret: string, isOpen: boolean): Promise<{ id: string; data: { is_open: boolean; since: string } }> {
-  const res = await door(base, secret, isOpen);
+  const res = await doorPost(base, secret, isOpen);
   assert.equal(res.status, 201, res.body);
   const record = res.json();
   return { id: String(idOf(res)), data: { is_open: record.is_open, since: record.time } };
@@ -138,7 +127,7 @@ describe(`GET ${STREAM} on ${TEST_ENGINE}`, () => {
       expected.map((e) => ({ event: 'state', ...e })),
     );
     // The same state again records nothing, and sends nothing.
-    assert.equal((await door(server.base, secrets.door, !isOpen)).status, 200);
+    assert.equal((await doorPost(server.base, secrets.door, !isOpen)).status, 200);
     const legacy = await call(server.base, '/space/change_status', { form: `secret=${encodeURIComponent(secrets.door)}&open=${isOpen ? 1 : 0}` });
     assert.equal(legacy.status, 200, legacy.body);
     const [, , viaLegacy] = await client.waitForEvents(3);
@@ -164,14 +153,13 @@ describe(`GET ${STREAM} on ${TEST_ENGINE}`, () => {
     const byQuery = await connect({}, `${STREAM}?lastEventId=${initial.id}`);
     assert.deepEqual(simple(await byHeader.waitForEvents(3)), missed);
     assert.deepEqual(simple(await byQuery.waitForEvents(3)), missed);
+    // Its replay (none) was written with its headers, before connect() returned: the next change is its first event.
     const upToDate = await connect({ 'last-event-id': missed[2].id });
-    await sleep(200);
-    assert.deepEqual(upToDate.events, [], 'a client that saw the latest event gets nothing until the next change');
 
-    const live = { event: 'state', ...(await change(server.base, secrets.door, (isOpen = !isOpen))) };
+    const live = { event: 'state', ...(await change(server.base, secrets.door, !isOpen)) };
     assert.deepEqual(simple(await byHeader.waitForEvents(4)).slice(3), [live]);
     assert.deepEqual(simple(await byQuery.waitForEvents(4)).slice(3), [live]);
-    assert.deepEqual(simple(await upToDate.waitForEvents(1)), [live]);
+    assert.deepEqual(simple(await upToDate.waitForEvents(1)), [live], 'a client that saw the latest event gets nothing before the next change');
     for (const client of [byHeader, byQuery, upToDate]) client.close();
 
     // An id that means nothing here (garbage, or from another database): the current state.
@@ -195,10 +183,12 @@ describe(`GET ${STREAM} on ${TEST_ENGINE}`, () => {
       expected.push({ event: 'state', ...(await change(server.base, secrets.door, (isOpen = !isOpen))) });
       if (joining) resuming.push(joining);
     }
-    for (const client of await Promise.all(resuming)) {
-      assert.deepEqual(simple(await client.waitForEvents(expected.length)), expected);
-      await sleep(50);
-      assert.equal(client.events.length, expected.length, 'no duplicate after the last change');
+    const clients = await Promise.all(resuming);
+    for (const client of clients) assert.deepEqual(simple(await client.waitForEvents(expected.length)), expected);
+    // A later change is the marker: a duplicate of an earlier one would arrive before it.
+    const later = { event: 'state', ...(await change(server.base, secrets.door, !isOpen)) };
+    for (const client of clients) {
+      assert.deepEqual(simple(await client.waitForEvents(expected.length + 1)), [...expected, later], 'no duplicate after the last change');
       client.close();
     }
   });
@@ -215,14 +205,15 @@ describe(`GET ${STREAM} on ${TEST_ENGINE}`, () => {
     assert.deepEqual(simple(await client.waitForEvents(2)).slice(1), [{ event: 'state', ...next }], 'the backfill sent nothing');
     const resumed = await connect({ 'last-event-id': initial.id! });
     assert.deepEqual(simple(await resumed.waitForEvents(1)), [{ event: 'state', ...next }], 'the backfill is not replayed');
-    await sleep(100);
-    assert.equal(resumed.events.length, 1);
-    resumed.close();
 
     // Correcting the latest opening: the same opening (id), another state.
     const patched = await call(server.base, `/api/space/openings/${next.id}/`, { method: 'PATCH', secret: secrets.admin, json: { is_open: isOpen } });
     assert.equal(patched.status, 200, patched.body);
-    assert.deepEqual(simple(await client.waitForEvents(3)).slice(2), [{ event: 'state', id: next.id, data: { is_open: isOpen, since: next.data.since } }]);
+    const corrected = { event: 'state', id: next.id, data: { is_open: isOpen, since: next.data.since } };
+    assert.deepEqual(simple(await client.waitForEvents(3)).slice(2), [corrected]);
+    // The correction is the resumed client's next event: nothing of the backfill came before it.
+    assert.deepEqual(simple(await resumed.waitForEvents(2)), [{ event: 'state', ...next }, corrected], 'the backfill is not replayed');
+    resumed.close();
     // Deleting it: the opening before it is the state again.
     assert.equal((await call(server.base, `/api/space/openings/${next.id}/`, { method: 'DELETE', secret: secrets.admin })).status, 204);
     const state = await currentState(server);
@@ -232,8 +223,9 @@ describe(`GET ${STREAM} on ${TEST_ENGINE}`, () => {
     assert.equal((await call(server.base, `/api/space/openings/${older}/`, { method: 'PATCH', secret: secrets.admin, json: { time: '2001-01-01T00:00:00Z' } })).status, 200);
     const after = await change(server.base, secrets.door, !state.isOpen);
     assert.deepEqual(simple(await client.waitForEvents(5)).slice(4), [{ event: 'state', ...after }]);
-    // A backfill between the latest opening and now is the new state.
-    await sleep(30);
+    // A backfill between the latest opening and now is the new state: a time the clock has passed since that opening.
+    const afterUs = Date.parse(after.data.since) * 1000;
+    await until(() => (Date.now() - 10) * 1000 > afterUs, 'the clock to pass the latest opening by 10 ms');
     const ahead = await call(server.base, '/api/space/openings/', { secret: secrets.admin, json: { is_open: state.isOpen, time: new Date(Date.now() - 10).toISOString() } });
     assert.equal(ahead.status, 201, ahead.body);
     assert.deepEqual(simple(await client.waitForEvents(6)).slice(5), [{ event: 'state', id: String(idOf(ahead)), data: { is_open: state.isOpen, since: ahead.json().time } }]);
@@ -298,7 +290,7 @@ describe(`GET ${STREAM} on ${TEST_ENGINE}`, () => {
 
   it('serves hundreds of idle clients with one event each per change, and forgets every client that disconnects (no timer left)', async () => {
     for (const client of clients) client.close();
-    await waitFor(() => server.app.live.feed.size === 0, 'the earlier clients to be gone');
+    await until(() => server.app.live.feed.size === 0, 'the earlier clients to be gone');
     const baseline = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const many = await Promise.all(Array.from({ length: 300 }, () => openStream(server.base)));
     await Promise.all(many.map((c) => c.waitForEvents(1)));
@@ -307,25 +299,17 @@ describe(`GET ${STREAM} on ${TEST_ENGINE}`, () => {
     const next = await change(server.base, secrets.door, !(await latestIsOpen(server.database.db)));
     for (const client of many) assert.deepEqual(simple(await client.waitForEvents(2)).slice(1), [{ event: 'state', ...next }]);
     for (const client of many) client.close();
-    await waitFor(() => server.app.live.feed.size === 0, 'every client to be forgotten');
+    await until(() => server.app.live.feed.size === 0, 'every client to be forgotten');
     assert.deepEqual(server.app.live.feed.activity, { heartbeat: false, poll: false, retry: false, listening: TEST_ENGINE === 'postgres' });
     // The stream's timers go with its last client: wait for them to be cleared (a timer left behind never is).
-    await waitFor(() => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length === baseline, "the stream's timers to be cleared (no timer left behind)");
+    await until(() => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length === baseline, "the stream's timers to be cleared (no timer left behind)");
     assert.equal(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length, baseline, 'no timer left behind');
     // A client that leaves before its first event was sent is forgotten too.
     const quick = await openStream(server.base);
     quick.close();
-    await waitFor(() => server.app.live.feed.size === 0, 'the quick client to be forgotten');
+    await until(() => server.app.live.feed.size === 0, 'the quick client to be forgotten');
   });
 });
-
-async function waitFor(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 describe(`the stream behind a proxy, and at shutdown, on ${TEST_ENGINE}`, () => {
   it('works with TRUST_PROXY and PUBLIC_URL, and app.close() ends open streams instead of hanging', async () => {
@@ -380,12 +364,13 @@ describe(`the stream across two serve processes on one ${TEST_ENGINE} database`,
     }
     assert.deepEqual(simple(await onOne.waitForEvents(5)), expected);
     assert.deepEqual(simple(await onTwo.waitForEvents(5)), expected);
-    await sleep(300);
-    assert.equal(onOne.events.length, 5);
-    assert.equal(onTwo.events.length, 5);
+    // A later change is the marker: a second copy of an earlier one would arrive before it.
+    expected.push({ event: 'state', ...(await change(two.base, secret, !isOpen)) });
+    assert.deepEqual(simple(await onOne.waitForEvents(6)), expected, 'each change once');
+    assert.deepEqual(simple(await onTwo.waitForEvents(6)), expected, 'each change once');
     // Resuming on the other process replays from the same database.
     const resumed = await openStream(one.base, STREAM, { 'last-event-id': expected[2].id! });
-    assert.deepEqual(simple(await resumed.waitForEvents(2)), expected.slice(3));
+    assert.deepEqual(simple(await resumed.waitForEvents(3)), expected.slice(3));
     for (const client of [onOne, onTwo, resumed]) client.close();
   });
 

@@ -17,9 +17,10 @@ import { buildApp } from '../src/app.js';
 import { ConfigError, configFrom } from '../src/config.js';
 import { createToken } from '../src/resources/tokens.js';
 import { readSpaceApiFile } from '../src/spaceapi/config-file.js';
-import { request, type HttpResponse } from './support/http.js';
+import { request } from './support/http.js';
 import { freePort, startService } from './support/processes.js';
 import { freshDatabase, startServer, type TestServer } from './support/server.js';
+import { doorPost } from './support/door.js';
 
 const REPO = path.resolve(import.meta.dirname, '..');
 const EXAMPLE = path.join(REPO, 'examples/spaceapi.example.yaml');
@@ -67,16 +68,6 @@ async function getDocument(server: TestServer): Promise<any> {
   const document = res.json();
   assertValid(document);
   return document;
-}
-
-async function doorPost(server: TestServer, secret: string, isOpen: boolean): Promise<HttpResponse> {
-  const res = await request(server.base, '/api/space/openings/', {
-    method: 'POST',
-    headers: { authorization: `Token ${secret}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ is_open: isOpen }),
-  });
-  assert.equal(res.status, 201, res.body);
-  return res;
 }
 
 describe('the bundled SpaceAPI schemas', () => {
@@ -182,7 +173,8 @@ describe('GET /spaceapi.json with openings', () => {
 
   it('an open space after a door post, at once (cached bodies never outlive the data)', async () => {
     await getDocument(server);
-    const posted = await doorPost(server, door, true);
+    const posted = await doorPost(server.base, door, true);
+    assert.equal(posted.status, 201, posted.body);
     const document = await getDocument(server);
     assert.equal(document.state.open, true);
     assert.equal(document.state.lastchange, Math.floor(Date.parse(posted.json().time) / 1000));
@@ -191,7 +183,7 @@ describe('GET /spaceapi.json with openings', () => {
     assert.equal(status.is_open, document.state.open);
     assert.equal(Math.floor(Date.parse(status.since) / 1000), document.state.lastchange);
 
-    await doorPost(server, door, false);
+    assert.equal((await doorPost(server.base, door, false)).status, 201);
     const closed = await getDocument(server);
     assert.equal(closed.state.open, false);
     assert.ok(closed.state.lastchange >= document.state.lastchange);
@@ -315,7 +307,7 @@ describe('a bad SpaceAPI file stops the service at start', () => {
     for (const [what, content, extension, reason] of BAD_FILES) {
       const file = configFile(content, extension);
       await assert.rejects(buildApp(configFrom({ DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent', SPACEAPI_CONFIG: file }), { logger: false }), (error: unknown) => {
-        assert.ok(error instanceof ConfigError, `${what}: ${error}`);
+        assert.ok(error instanceof ConfigError, `${what}: ${String(error)}`);
         assert.equal(error.variable, 'SPACEAPI_CONFIG');
         assert.ok(error.message.startsWith(`SPACEAPI_CONFIG: ${file}: `), `${what}: ${error.message}`);
         assert.match(error.message, reason, what);

@@ -3,7 +3,6 @@
  * rebuilding, pagination numbers, links, routes, negotiation and times.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { ApiError } from '../src/drf/errors.js';
 import { apiUrl, avatarUrl, baseUrlOf, linkStyle, mediaPath, pageUrl } from '../src/drf/links.js';

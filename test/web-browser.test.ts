@@ -201,7 +201,7 @@ describe('the web face in a browser', () => {
           .waitFor({ state: 'attached', timeout: 2000 })
           .then(
             () => null,
-            (error: unknown) => error,
+            (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
           );
         const res = await request(server.base, '/api/space/openings/', {
           method: 'POST',

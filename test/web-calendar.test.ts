@@ -217,7 +217,7 @@ describe('calendarFeed', () => {
       event({ id: 4, start_us: Number.POSITIVE_INFINITY }),
       event({ id: 5.5, start_us: utcUs(2026, 12, 1) }),
       event({ id: 6, start_us: utcUs(9999, 12, 31, 23, 30) }),
-      event({ id: 7, start_us: utcUs(2026, 12, 1), title: undefined as unknown as string, place: null as unknown as string, description: null as unknown as string }),
+      event({ id: 7, start_us: utcUs(2026, 12, 1), title: undefined, place: null as unknown as string, description: null as unknown as string }),
       event({ id: 8, start_us: utcUs(2026, 12, 2), title: '\ud83d', status: 'x' }),
     ];
     const feed = calendarFeed(events, { baseUrl: 'https://sp ace.example/\r\nX-EVIL:1/', name: '\r\nX-EVIL:2', nowUs: Number.NaN });

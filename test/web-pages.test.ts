@@ -11,6 +11,7 @@ import { createToken } from '../src/resources/tokens.js';
 import { event, meeting, opening, project, user, varyTokens } from './support/contract.js';
 import { request, type HttpResponse } from './support/http.js';
 import { startServer, type TestServer } from './support/server.js';
+import { nowUs } from './support/clock.js';
 
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 const HTML = { accept: BROWSER };
@@ -180,9 +181,8 @@ describe('the dashboard and the pages', () => {
   let admin: string;
   before(async () => {
     server = await startServer({ records: RECORDS, env: { SPACE_NAME: 'UrLab', TIME_ZONE: 'Europe/Brussels' } });
-    const nowUs = Date.now() * 1000;
-    door = (await createToken(server.database.db, 'door', 'door', nowUs)).secret;
-    admin = (await createToken(server.database.db, 'admin', 'admin', nowUs)).secret;
+    door = (await createToken(server.database.db, 'door', 'door', nowUs())).secret;
+    admin = (await createToken(server.database.db, 'admin', 'admin', nowUs())).secret;
   });
   after(() => server.close());
 

@@ -20,15 +20,16 @@ import { describeWebhook } from '../src/live/webhooks.js';
 import { AnnouncedWrites } from '../src/live/writes.js';
 import { currentSpaceState, recordDoorReport } from '../src/resources/openings.js';
 import { createToken } from '../src/resources/tokens.js';
-import { request, type HttpResponse } from './support/http.js';
+import { idOf } from './support/http.js';
 import { BIN, freePort, killAll, startService, waitUntilServing, type Service } from './support/processes.js';
 import { freshDatabase, sampleRecords, TEST_ENGINE, type FreshDatabase } from './support/server.js';
 import { until, within } from './support/wait.js';
+import { nowUs } from './support/clock.js';
+import { doorPost } from './support/door.js';
 
 after(() => killAll());
 
 const SECRET = 'outbox secret \u00e9 hunter2';
-const nowUs = () => Date.now() * 1000;
 const DAY_US = 86_400_000_000;
 const sign = (body: Buffer) => 'sha256=' + createHmac('sha256', SECRET).update(body).digest('hex');
 
@@ -98,16 +99,6 @@ class Receiver {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }
-
-function doorPost(base: string, token: string, isOpen: boolean): Promise<HttpResponse> {
-  return request(base, '/api/space/openings/', {
-    method: 'POST',
-    headers: { authorization: `Token ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ is_open: isOpen }),
-  });
-}
-
-const idOf = (res: HttpResponse) => Number(/\/(\d+)\/$/.exec(String(res.headers.location))![1]);
 
 /** A fresh database with the sample data and a door token. */
 async function seeded(): Promise<{ fresh: FreshDatabase; door: string }> {

@@ -11,13 +11,12 @@ import { FailureThrottle } from '../src/drf/throttle.js';
 import { configFrom } from '../src/config.js';
 import { listAudit } from '../src/resources/audit.js';
 import { createToken, listTokens, revokeToken } from '../src/resources/tokens.js';
-import { request, type HttpResponse } from './support/http.js';
+import { request, type HttpResponse, assertJson, idOf } from './support/http.js';
 import { BIN, freePort, killAll, startService, waitUntilServing, type Service } from './support/processes.js';
 import { freshDatabase, sampleRecords, startServer, TEST_ENGINE, type FreshDatabase, type TestServer } from './support/server.js';
+import { nowUs } from './support/clock.js';
 
 after(() => killAll());
-
-const nowUs = () => Date.now() * 1000;
 
 /**
  * The command line's UTC time of an instant in microseconds, written here without src/time.ts:
@@ -73,24 +72,9 @@ function call(base: string, path: string, options: Call = {}): Promise<HttpRespo
   return request(base, path, { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
 }
 
-/** Status, `Content-Type: application/json` exactly, and the exact body. */
-function assertJson(res: HttpResponse, status: number, body: unknown, what = ''): void {
-  assert.equal(res.status, status, `${what}: ${res.status} ${res.body}`);
-  assert.equal(res.headers['content-type'], 'application/json', `${what}: content type`);
-  assert.deepEqual(res.json(), body, what);
-}
-
 function assertUnauthorized(res: HttpResponse, body: unknown, what: string): void {
   assertJson(res, 401, body, what);
   assert.equal(res.headers['www-authenticate'], 'Token', `${what}: WWW-Authenticate`);
-}
-
-/** The id at the end of a Location (`…/api/users/31/`, `…/api/users/31/?format=json`, `…/31.json`). */
-function idOf(res: HttpResponse): number {
-  const location = String(res.headers.location);
-  const m = /\/(\d+)(?:\/|\.[a-z]+$)(?:\?.*)?$/.exec(location);
-  assert.ok(m, `an id in Location ${location}`);
-  return Number(m[1]);
 }
 
 let tokenCounter = 0;
@@ -298,7 +282,7 @@ describe('authentication', () => {
     assert.equal(listed.status, 0, listed.stderr);
     const row = listed.stdout.split('\n').find((line) => line.startsWith(`${doorToken.id} `));
     assert.ok(row, listed.stdout);
-    assert.equal(row.split(/\s{2,}/)[4], utcText(Math.floor(doorUsed! / 1_000_000) * 1_000_000), row);
+    assert.equal(row.split(/\s{2,}/)[4], utcText(Math.floor(doorUsed / 1_000_000) * 1_000_000), row);
     assert.ok(!listed.stdout.includes(door) && !listed.stdout.includes(admin), 'no secret in token list');
   });
 });

@@ -11,6 +11,7 @@ import { createToken } from '../src/resources/tokens.js';
 import { expectedAvatar, hyperlinksOf, pathOf, walkPages } from './support/contract.js';
 import { request, type HttpResponse } from './support/http.js';
 import { sampleRecords, startServer, type TestServer } from './support/server.js';
+import { nowUs } from './support/clock.js';
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -25,9 +26,8 @@ interface Ctx {
 async function open(env?: Record<string, string>): Promise<Ctx> {
   const server = await startServer({ records: sampleRecords(), env });
   try {
-    const nowUs = Date.now() * 1000;
-    const admin = await createToken(server.database.db, 'test admin', 'admin', nowUs);
-    const door = await createToken(server.database.db, 'test door', 'door', nowUs);
+    const admin = await createToken(server.database.db, 'test admin', 'admin', nowUs());
+    const door = await createToken(server.database.db, 'test door', 'door', nowUs());
     return { server, base: server.base, admin: admin.secret, door: door.secret };
   } catch (error) {
     await server.close();

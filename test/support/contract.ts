@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import type http from 'node:http';
-import { request, type HttpResponse } from './http.js';
+import { request } from './http.js';
 import { sampleRecords, startServer, type TestServer } from './server.js';
 
 export interface DumpRecord {
@@ -218,12 +218,6 @@ export function assertSecurityHeaders(headers: http.IncomingHttpHeaders | Record
 }
 
 /** Status, `Content-Type: application/json` exactly, and the parsed body. */
-export function assertJson(res: HttpResponse, status: number, body: unknown, what = ''): void {
-  assert.equal(res.status, status, `${what} status (body ${res.body.slice(0, 200)})`);
-  assert.equal(res.headers['content-type'], 'application/json', `${what} content-type`);
-  assert.deepEqual(res.json(), body, `${what} body`);
-}
-
 export function varyTokens(headers: http.IncomingHttpHeaders | Record<string, string>): string[] {
   const vary = headers.vary;
   const text = Array.isArray(vary) ? vary.join(',') : (vary ?? '');
@@ -343,12 +337,12 @@ export async function startServers<K extends string>(specs: Record<K, StartOptio
   const settled = await Promise.allSettled(names.map((name) => startServer(specs[name])));
   const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failure) {
-    await Promise.all(settled.map((s) => (s.status === 'fulfilled' ? s.value.close() : undefined)));
+    await Promise.all(settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.close()] : [])));
     throw failure.reason;
   }
   return Object.fromEntries(names.map((name, i) => [name, (settled[i] as PromiseFulfilledResult<TestServer>).value])) as Record<K, TestServer>;
 }
 
 export async function closeServers(servers: Partial<Record<string, TestServer>> | undefined): Promise<void> {
-  await Promise.all(Object.values(servers ?? {}).map((s) => s?.close()));
+  await Promise.all(Object.values(servers ?? {}).flatMap((s) => (s ? [s.close()] : [])));
 }

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import http from 'node:http';
 import { responseProblem } from './openapi.js';
 
@@ -72,4 +73,25 @@ export function request(base: string, path: string, options: HttpRequestOptions 
 export async function getJson(base: string, path: string, headers?: Record<string, string>) {
   const res = await request(base, path, { headers });
   return { ...res, data: res.body ? JSON.parse(res.body) : undefined };
+}
+
+/** Status, `Content-Type: application/json` exactly, and (when given) the exact body; `what` names the request in failures. */
+export function assertJson(res: HttpResponse, status: number, body?: unknown, what = ''): void {
+  assert.equal(res.status, status, `${what} status (body ${res.body.slice(0, 200)})`);
+  assert.equal(res.headers['content-type'], 'application/json', `${what} content-type`);
+  if (body !== undefined) assert.deepEqual(res.json(), body, `${what} body`);
+}
+
+/** The id at the end of an answer's Location (`…/api/users/31/`, `…/31/?format=json`, `…/31.json`). */
+export function idOf(res: HttpResponse): number {
+  const location = String(res.headers.location);
+  const m = /\/(\d+)(?:\/|\.[a-z]+$)(?:\?.*)?$/.exec(location);
+  assert.ok(m, `an id in Location ${location} (${res.status} ${res.body.slice(0, 200)})`);
+  return Number(m[1]);
+}
+
+/** The route headers of a read-only API route: `Allow: GET, HEAD, OPTIONS` and Accept in Vary. */
+export function assertRouteHeaders(res: HttpResponse): void {
+  assert.equal(res.headers.allow, 'GET, HEAD, OPTIONS');
+  assert.match(String(res.headers.vary), /\bAccept\b/);
 }

@@ -20,7 +20,6 @@ import { openApiDocument } from '../../src/openapi/document.js';
  * their status only.
  */
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
 /** Where the document's `$ref`s resolve when its schemas are compiled. */

@@ -131,7 +131,7 @@ export async function startService(args: string[], env: Record<string, string>):
   const notify = () => {
     for (const listener of [...listeners]) listener();
   };
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk;
     pending += chunk;
     const lines = pending.split('\n');
@@ -147,7 +147,7 @@ export async function startService(args: string[], env: Record<string, string>):
     }
     notify();
   });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
   });
   let exitedWith: Exit | undefined;

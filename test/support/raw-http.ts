@@ -37,7 +37,7 @@ export function rawExchange(port: number, bytes: Buffer | string, timeoutMs = 50
       try {
         resolve(parseResponse(Buffer.concat(chunks)));
       } catch (error) {
-        reject(error);
+        reject(error instanceof Error ? error : new Error(String(error)));
       }
     });
   });

@@ -66,7 +66,7 @@ export async function freshDatabase(options: { migrate?: boolean } = {}): Promis
   };
 }
 
-async function postgresSchema(): Promise<{ url: string; drop(): Promise<void> }> {
+async function postgresSchema(): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = process.env.TEST_POSTGRES_URL;
   if (!base) throw new Error('TEST_ENGINE=postgres needs TEST_POSTGRES_URL (npm test sets both)');
   const schema = `t_${process.pid}_${randomBytes(6).toString('hex')}`;
@@ -135,4 +135,12 @@ export async function startServer(options: { records?: unknown[]; env?: Record<s
       await fresh.cleanup();
     },
   };
+}
+
+/** A fresh database (freshDatabase) holding the sample data. */
+export async function withSampleData(): Promise<FreshDatabase> {
+  const fresh = await freshDatabase();
+  const records = sampleRecords();
+  await fresh.handle.db.transaction().execute((trx) => importRecords(trx, records));
+  return fresh;
 }
