@@ -15,7 +15,7 @@ import { FreshRead, snapshotOf, versionsOf, VERSIONED_TABLES, type VersionedTabl
 import { importRecords } from '../src/interchange/import.js';
 import { createToken } from '../src/resources/tokens.js';
 import { varyTokens } from './support/contract.js';
-import { request, type HttpResponse } from './support/http.js';
+import { request, untilDataSettled, type HttpResponse } from './support/http.js';
 import { sampleRecords, startServer, type TestServer } from './support/server.js';
 
 /** Snapshots where every table has version 1, except those given. */
@@ -253,6 +253,8 @@ describe('conditional GETs and compression over HTTP', () => {
   let server: TestServer;
   before(async () => {
     server = await startServer({ records: sampleRecords() });
+    // A built answer and its cached copy a moment later must not straddle the moment Last-Modified starts.
+    await untilDataSettled(server.base);
   });
   after(() => server?.close());
 

@@ -4,7 +4,7 @@
  * completed". For a server started with `startServer({ logs })`.
  */
 import assert from 'node:assert/strict';
-import { request, type HttpResponse } from './http.js';
+import { request, untilDataSettled, type HttpResponse } from './http.js';
 import { sampleRecords, startServer, type TestServer } from './server.js';
 import { until } from './wait.js';
 
@@ -27,13 +27,7 @@ export async function observedServer(env: Record<string, string>): Promise<Obser
   const logs: Record<string, unknown>[] = [];
   const server = await startServer({ records: sampleRecords(), env, logs });
   const completions = () => logs.filter((line) => line.msg === FAST || line.msg === FULL);
-  // Last-Modified is sent once the data's last change is LAST_MODIFIED_SETTLE_MS old: wait for
-  // that (on answers built for the purpose), so that answers a moment apart are comparable.
-  let settle = 0;
-  for (const path of ['/api/projects/', '/api/space/openings/', '/api/events/', '/api/meetings/', '/api/users/']) {
-    const settled = async () => (await request(server.base, `${path}?settled=${++settle}`)).headers['last-modified'] !== undefined;
-    await until(settled, `Last-Modified on ${path}`, undefined, 100);
-  }
+  await untilDataSettled(server.base);
   return {
     server,
     async send(path, headers = {}, { method = 'GET', base = server.base } = {}) {

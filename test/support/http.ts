@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { responseProblem } from './openapi.js';
+import { until } from './wait.js';
 
 export interface HttpResponse {
   status: number;
@@ -94,4 +95,17 @@ export function idOf(res: HttpResponse): number {
 export function assertRouteHeaders(res: HttpResponse): void {
   assert.equal(res.headers.allow, 'GET, HEAD, OPTIONS');
   assert.match(String(res.headers.vary), /\bAccept\b/);
+}
+
+/**
+ * Waits until the sample data's last change is old enough for Last-Modified to be sent (it is,
+ * once that change is LAST_MODIFIED_SETTLE_MS old), on answers built for the purpose: answers a
+ * moment apart are then comparable, header for header.
+ */
+export async function untilDataSettled(base: string): Promise<void> {
+  let settle = 0;
+  for (const path of ['/api/projects/', '/api/space/openings/', '/api/events/', '/api/meetings/', '/api/users/']) {
+    const settled = async () => (await request(base, `${path}?settled=${++settle}`)).headers['last-modified'] !== undefined;
+    await until(settled, `Last-Modified on ${path}`, undefined, 100);
+  }
 }
