@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * The import rules of src/ (issue 14): no cycles, and no import from a lower layer into a higher
- * one. Type-only imports count (`tsPreCompilationDeps`): `import type` ties modules together as
+ * The import rules of src/, test/, bench/ and scripts/: no cycles, no import from a lower layer
+ * of src/ into a higher one, and test/ and bench/ kept apart from each other (rules at the end). Type-only imports count (`tsPreCompilationDeps`): `import type` ties modules together as
  * much as a value import does. Run with `npm run lint:deps`; CI fails on any error below.
  *
  * Layers, bottom to top (a module may import its own layer and the layers below it):
