@@ -48,11 +48,11 @@ export interface ImportDefaults {
 export interface ModelSpec extends ModelReading {
   model: ModelName;
   table: ModelTable;
+  /** The table's columns besides `id` (db/tables.ts), in the order `read` returns their values. */
+  columns: readonly string[];
 }
 
 interface ModelReading {
-  /** The table's columns besides `id`, in the order `read` returns their values. */
-  columns: readonly string[];
   /** The fixture fields we read; any other field is skipped and counted. */
   fields: ReadonlySet<string>;
   read(fields: FieldReader, defaults: ImportDefaults, pk: number): ParsedRow;
@@ -90,23 +90,6 @@ function untagEmail(address: string, pk: number): string {
 export const NO_ORGANIZER_EMAIL = `no-organizer@${NO_EMAIL_DOMAIN}`;
 
 const users: ModelReading = {
-  columns: [
-    'username',
-    'email',
-    'has_key',
-    'password',
-    'last_login_us',
-    'is_superuser',
-    'created_us',
-    'edited_us',
-    'first_name',
-    'last_name',
-    'balance_cents',
-    'hide_pamela',
-    'newsletter',
-    'is_active',
-    'description',
-  ],
   fields: new Set([
     'username',
     'email',
@@ -175,13 +158,11 @@ const users: ModelReading = {
 };
 
 const openings: ModelReading = {
-  columns: ['time_us', 'is_open'],
   fields: new Set(['time', 'is_open']),
   read: (f) => ({ values: [f.time('time'), f.boolean('is_open')] }),
 };
 
 const projects: ModelReading = {
-  columns: ['title', 'maintainer_id', 'status', 'progress', 'short_description', 'content', 'created_us', 'modified_us', 'picture'],
   fields: new Set(['title', 'maintainer', 'participants', 'status', 'progress', 'short_description', 'content', 'created', 'modified', 'dependencies', 'picture']),
   read: (f, d) => {
     const created = f.nullableTime('created') ?? d.nowUs;
@@ -204,7 +185,6 @@ const projects: ModelReading = {
 };
 
 const events: ModelReading = {
-  columns: ['title', 'place', 'start_us', 'stop_us', 'status', 'organizer_id', 'description', 'picture', 'is_talk'],
   fields: new Set(['title', 'place', 'start', 'stop', 'status', 'organizer', 'description', 'picture', 'interested', 'is_talk']),
   read: (f) => ({
     values: [
@@ -224,7 +204,6 @@ const events: ModelReading = {
 };
 
 const meetings: ModelReading = {
-  columns: ['event_id', 'agenda', 'minutes', 'pad', 'ongoing'],
   fields: new Set(['event', 'OJ', 'PV', 'members', 'pad', 'ongoing']),
   read: (f) => ({
     values: [f.reference('event'), f.string('OJ', ''), f.string('PV', ''), f.string('pad', ''), f.boolean('ongoing', false)],
@@ -249,4 +228,6 @@ const READINGS: Readonly<Record<ModelName, ModelReading>> = {
   'events.meeting': meetings,
 };
 
-export const MODEL_SPECS: ReadonlyMap<string, ModelSpec> = new Map(MODEL_TABLES.map(({ model, table }) => [model, { model, table, ...READINGS[model] }]));
+export const MODEL_SPECS: ReadonlyMap<string, ModelSpec> = new Map(
+  MODEL_TABLES.map(({ model, table }) => [model, { model, table, columns: TABLES[table].columns.filter((column) => column !== 'id'), ...READINGS[model] }]),
+);
