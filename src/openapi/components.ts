@@ -58,7 +58,7 @@ export const OptionsBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** The health check's answer (http/health.ts), 200 or 503. */
+/** The health check's answer (handlers/health.ts), 200 or 503. */
 export const HealthBody = Type.Object(
   { status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]), database: Type.Union([Type.Literal('up'), Type.Literal('down')]) },
   { additionalProperties: false },

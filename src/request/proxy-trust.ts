@@ -18,7 +18,7 @@ export function proxyTrust(trustProxy: Config['trustProxy']): ((address: string 
 
 /**
  * The scheme and host of a request as Fastify's request.protocol and request.host give them
- * (http/request.ts): the last entry of X-Forwarded-Proto / X-Forwarded-Host when the peer is
+ * (which the full path reads): the last entry of X-Forwarded-Proto / X-Forwarded-Host when the peer is
  * trusted and the header is not empty, else plain HTTP (Node's server here has no TLS) and Host.
  * `trusted` is called only when a forwarded header is present.
  */
