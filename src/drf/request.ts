@@ -14,10 +14,3 @@ export function parseTarget(url: string): Target {
   const rawQuery = url.slice(q + 1);
   return { rawPath: url.slice(0, q), rawQuery, query: parseQuery(rawQuery) };
 }
-
-/** The path of a request target, without its query. */
-export function pathOf(url: string | undefined): string {
-  if (url === undefined) return '';
-  const q = url.indexOf('?');
-  return q === -1 ? url : url.slice(0, q);
-}
