@@ -51,6 +51,36 @@ export interface Config {
   readonly requests: RequestTimeouts;
   /** The Prometheus listener (metrics/); null when METRICS_PORT is not set. */
   readonly metrics: MetricsSettings | null;
+  /** Members' accounts, logins and mail (members.md). */
+  readonly members: MemberSettings;
+}
+
+export interface MemberSettings {
+  /** PBKDF2 iterations of new and upgraded password hashes (PASSWORD_ITERATIONS; the original's default). */
+  readonly passwordIterations: number;
+  /** Password hashings waiting for a core at most (HASH_QUEUE); past it, 503. */
+  readonly hashQueue: number;
+  /** A session lasts this long from its last use (SESSION_DAYS). */
+  readonly sessionDays: number;
+  /** SIGNUP: `open` adds the original's sign-up form; `closed` (the default): members are invited. */
+  readonly signup: 'open' | 'closed';
+  /** Sending invitations and resets (SMTP_URL, MAIL_FROM); null without mail. */
+  readonly mail: MailSettings | null;
+}
+
+export interface MailSettings {
+  /** `smtp://host:port` or `smtps://…`, without credentials: fit for logs. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** smtps: TLS from the start; smtp: STARTTLS when the server offers it. */
+  readonly secure: boolean;
+  /** From SMTP_URL's user part, decoded; null when it has none. */
+  readonly username: string | null;
+  /** From SMTP_URL's password part, decoded; never logged. */
+  readonly password: string | null;
+  /** MAIL_FROM: the sender's address. */
+  readonly from: string;
 }
 
 export interface RequestTimeouts {
@@ -383,6 +413,57 @@ export function loadConfig(env: Env = process.env): Config {
     mqtt: readMqtt(env),
     requests: readRequestTimeouts(env),
     metrics: readMetrics(env),
+    members: readMembers(env),
+  });
+}
+
+function readMembers(env: Env): MemberSettings {
+  return Object.freeze({
+    passwordIterations: readInteger(env, 'PASSWORD_ITERATIONS', 1_200_000, 1000, 100_000_000),
+    hashQueue: readInteger(env, 'HASH_QUEUE', 256, 0, 100_000),
+    sessionDays: readInteger(env, 'SESSION_DAYS', 14, 1, 3650),
+    signup: readChoice(env, 'SIGNUP', 'closed', ['open', 'closed'] as const),
+    mail: readMail(env),
+  });
+}
+
+/** SMTP_URL: `smtp://[user:password@]host[:port]` or `smtps://…`; MAIL_FROM is then required. No message repeats the URL. */
+function readMail(env: Env): MailSettings | null {
+  const raw = (env.SMTP_URL ?? '').trim();
+  const from = (env.MAIL_FROM ?? '').trim();
+  if (raw === '') {
+    if (from !== '') throw new ConfigError('MAIL_FROM', 'is set but SMTP_URL is not');
+    return null;
+  }
+  const expected = 'expected smtp://[user:password@]host[:port] or smtps://…';
+  if (!/^smtps?:\/\//i.test(raw)) throw new ConfigError('SMTP_URL', expected);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('SMTP_URL', `is not a valid URL: ${expected}`);
+  }
+  if (url.hostname === '') throw new ConfigError('SMTP_URL', `has no host: ${expected}`);
+  if ((url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '') throw new ConfigError('SMTP_URL', 'must not have a path, a query or a fragment');
+  let username: string;
+  let password: string;
+  try {
+    username = decodeURIComponent(url.username);
+    password = decodeURIComponent(url.password);
+  } catch {
+    throw new ConfigError('SMTP_URL', 'has a user or password with a malformed %-escape');
+  }
+  // A bare address, without a display name or line breaks: it goes into a header.
+  if (!/^[^\s@<>",]+@[^\s@<>",]+$/.test(from)) throw new ConfigError('MAIL_FROM', "is required with SMTP_URL: the sender's address, like space@example.org");
+  const secure = url.protocol === 'smtps:';
+  return Object.freeze({
+    url: `${url.protocol}//${url.host}`,
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port === '' ? (secure ? 465 : 587) : Number(url.port),
+    secure,
+    username: username === '' ? null : username,
+    password: password === '' ? null : password,
+    from,
   });
 }
 

@@ -26,9 +26,11 @@ export interface UsersTable {
   newsletter: Generated<number>;
   is_active: Generated<number>;
   description: Generated<string | null>;
+  /** Not the original's: whether the member's public page shows their first and last name. */
+  show_name: Generated<number>;
 }
 
-/** The original's auth many-to-many fields, by pk only: we keep no groups nor permissions. */
+/** The original's auth many-to-many fields. A number may name a group or permission that no import brought (no foreign key). */
 export interface UserGroupsTable {
   user_id: number;
   group_id: number;
@@ -184,7 +186,78 @@ export interface WebhookDeliveriesTable {
   finished_us: number | null;
 }
 
+/** The original's `contenttypes.contenttype`: a permission's model. */
+export interface ContentTypesTable {
+  id: Generated<number>;
+  app_label: string;
+  model: string;
+}
+
+/** The original's `auth.permission`, all of them, used or not (export gives them back). */
+export interface AuthPermissionsTable {
+  id: Generated<number>;
+  content_type_id: number;
+  codename: string;
+  name: string;
+}
+
+/** The original's `auth.group`. */
+export interface AuthGroupsTable {
+  id: Generated<number>;
+  name: string;
+}
+
+export interface GroupPermissionsTable {
+  group_id: number;
+  permission_id: number;
+}
+
+/** A logged-in browser: only the SHA-256 of its session id is kept. */
+export interface SessionsTable {
+  id_hash: string;
+  user_id: number;
+  created_us: number;
+  last_seen_us: number;
+  expires_us: number;
+}
+
+/** One failed password login, counted by the throttling of every process. */
+export interface LoginFailuresTable {
+  id: Generated<number>;
+  time_us: number;
+  /** SHA-256 of the name typed, lowercased: never the name itself (it may be an e-mail address). */
+  account: string;
+  /** The client's address. */
+  client: string;
+}
+
+/** A one-time set-password link: only the SHA-256 of its token is kept. */
+export interface PasswordLinksTable {
+  token_hash: string;
+  /** Null for the link that creates the first superuser. */
+  user_id: number | null;
+  purpose: 'invitation' | 'reset' | 'first-superuser';
+  created_us: number;
+  expires_us: number;
+  used_us: number | null;
+}
+
+/** A member's personal API token: it may do what its owner may. Only a hash of the secret is kept. */
+export interface MemberTokensTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  secret_hash: string;
+  created_us: number;
+  last_used_us: number | null;
+  revoked_us: number | null;
+}
+
 export interface Database {
+  content_types: ContentTypesTable;
+  auth_permissions: AuthPermissionsTable;
+  auth_groups: AuthGroupsTable;
+  group_permissions: GroupPermissionsTable;
   users: UsersTable;
   user_groups: UserGroupsTable;
   user_permissions: UserPermissionsTable;
@@ -203,6 +276,10 @@ export interface Database {
   table_versions: TableVersionsTable;
   opening_buckets: OpeningBucketsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  sessions: SessionsTable;
+  login_failures: LoginFailuresTable;
+  password_links: PasswordLinksTable;
+  member_tokens: MemberTokensTable;
 }
 
 /** Ids are 32-bit on every engine, as Django's AutoField. */

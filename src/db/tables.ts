@@ -19,6 +19,8 @@ export interface TableDeclaration<Row> {
   readonly collection?: string;
   /** The original's model it stores (`app.model`, as Django fixtures name it), for import and export. */
   readonly model?: string;
+  /** Columns of ours that the original's model lacks: an import leaves them as they are, an export skips them. */
+  readonly localColumns?: readonly (keyof Row & string)[];
   /** A join table of a many-to-many field: the owner's column and the target's. */
   readonly link?: { readonly owner: keyof Row & string; readonly target: keyof Row & string };
   readonly foreignKeys?: readonly ForeignKey<Row>[];
@@ -37,6 +39,22 @@ export interface ForeignKey<Row> {
 
 /** In Django's dependency order (a model's table after those it refers to), join tables after their owner. */
 export const TABLES = {
+  content_types: { columns: ['id', 'app_label', 'model'], indexes: ['content_types_natural'] },
+  auth_permissions: {
+    columns: ['id', 'content_type_id', 'codename', 'name'],
+    foreignKeys: [{ column: 'content_type_id', references: 'content_types', onDelete: 'cascade' }],
+    indexes: ['auth_permissions_natural'],
+  },
+  auth_groups: { columns: ['id', 'name'] },
+  group_permissions: {
+    columns: ['group_id', 'permission_id'],
+    link: { owner: 'group_id', target: 'permission_id' },
+    foreignKeys: [
+      { column: 'group_id', references: 'auth_groups', onDelete: 'cascade' },
+      { column: 'permission_id', references: 'auth_permissions', onDelete: 'cascade' },
+    ],
+    indexes: ['group_permissions_permission'],
+  },
   users: {
     columns: [
       'id',
@@ -55,11 +73,13 @@ export const TABLES = {
       'newsletter',
       'is_active',
       'description',
+      'show_name',
     ],
     counted: true,
     versioned: true,
     collection: 'users',
     model: 'users.user',
+    localColumns: ['show_name'],
   },
   user_groups: {
     columns: ['user_id', 'group_id'],
@@ -177,6 +197,22 @@ export const TABLES = {
       'finished_us',
     ],
     indexes: ['webhook_deliveries_due', 'webhook_deliveries_created'],
+  },
+  sessions: {
+    columns: ['id_hash', 'user_id', 'created_us', 'last_seen_us', 'expires_us'],
+    foreignKeys: [{ column: 'user_id', references: 'users', onDelete: 'cascade' }],
+    indexes: ['sessions_user', 'sessions_expires'],
+  },
+  login_failures: { columns: ['id', 'time_us', 'account', 'client'], indexes: ['login_failures_account_client', 'login_failures_client', 'login_failures_time'] },
+  password_links: {
+    columns: ['token_hash', 'user_id', 'purpose', 'created_us', 'expires_us', 'used_us'],
+    foreignKeys: [{ column: 'user_id', references: 'users', onDelete: 'cascade' }],
+    indexes: ['password_links_user'],
+  },
+  member_tokens: {
+    columns: ['id', 'user_id', 'name', 'secret_hash', 'created_us', 'last_used_us', 'revoked_us'],
+    foreignKeys: [{ column: 'user_id', references: 'users', onDelete: 'cascade' }],
+    indexes: ['member_tokens_user'],
   },
 } as const satisfies { readonly [T in keyof Database]: TableDeclaration<Database[T]> };
 

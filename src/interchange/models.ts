@@ -48,7 +48,7 @@ export interface ImportDefaults {
 export interface ModelSpec extends ModelReading {
   model: ModelName;
   table: ModelTable;
-  /** The table's columns besides `id` (db/tables.ts), in the order `read` returns their values. */
+  /** The table's columns besides `id` and its local ones (db/tables.ts), in the order `read` returns their values. */
   columns: readonly string[];
 }
 
@@ -229,5 +229,11 @@ const READINGS: Readonly<Record<ModelName, ModelReading>> = {
 };
 
 export const MODEL_SPECS: ReadonlyMap<string, ModelSpec> = new Map(
-  MODEL_TABLES.map(({ model, table }) => [model, { model, table, columns: TABLES[table].columns.filter((column) => column !== 'id'), ...READINGS[model] }]),
+  MODEL_TABLES.map(({ model, table }) => [model, { model, table, columns: columnsOf(table), ...READINGS[model] }]),
 );
+
+/** A model's columns besides `id` that the original also has. */
+function columnsOf(table: ModelTable): string[] {
+  const declared: { columns: readonly string[]; localColumns?: readonly string[] } = TABLES[table];
+  return declared.columns.filter((column) => column !== 'id' && !(declared.localColumns ?? []).includes(column));
+}
