@@ -8,7 +8,7 @@
  *   base       src/config.ts, src/log.ts, src/time.ts, src/json.ts
  *   db         src/db/
  *   resources  src/resources/
- *   features   src/live/, src/spaceapi/, src/interchange/, src/demo/, src/backup/, src/metrics/ (not each other, but demo → interchange)
+ *   features   src/live/, src/spaceapi/, src/interchange/, src/demo/, src/backup/, src/metrics/, src/members/ (not each other, but demo → interchange)
  *   http       src/app.ts, src/http/, src/drf/, src/request/, src/cache/, src/handlers/, src/web/, src/openapi/, src/routes/
  *   top        src/cli/, src/server.ts, src/supervisor.ts
  * Inside http, sub-layers, bottom to top (each may import those below it and itself):
@@ -21,7 +21,7 @@
 const BASE = '^src/(config|log|time|json)\\.ts$';
 const DB = '^src/db/';
 const RESOURCES = '^src/resources/';
-const FEATURES = '^src/(live|spaceapi|interchange|demo|backup|metrics)/';
+const FEATURES = '^src/(live|spaceapi|interchange|demo|backup|metrics|members)/';
 const HTTP = '^src/(app\\.ts$|(http|drf|request|cache|handlers|web|openapi|routes)/)';
 /** The HTTP layer's sub-layers, bottom to top. */
 const HTTP_LAYERS = [
@@ -82,6 +82,8 @@ module.exports = {
     feature('demo', ['interchange']),
     // Prometheus metrics: the app's parts reach it as plain functions (http/metrics.ts wires them).
     feature('metrics'),
+    // Members' accounts: password hashing and rules (no HTTP).
+    feature('members'),
     // Within HTTP: each sub-layer may import the layers below HTTP, the sub-layers below it and itself.
     ...HTTP_LAYERS.map(([name, path], i) =>
       layer(
