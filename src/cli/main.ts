@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig } from '../config.js';
 import { auditCommand } from './audit.js';
 import { backupCommand } from './backup.js';
@@ -10,6 +11,9 @@ import { restoreCommand } from './restore.js';
 import { serveCommand } from './serve.js';
 import { tokenCommand } from './token.js';
 import { webhooksCommand } from './webhooks.js';
+
+// Password hashing (one per core) shares libuv's threadpool with compression and DNS: room for both.
+process.env.UV_THREADPOOL_SIZE ??= String(availableParallelism() + 4);
 
 const commands: Command[] = [serveCommand, migrateCommand, importCommand, exportCommand, demoCommand, tokenCommand, auditCommand, webhooksCommand, backupCommand, restoreCommand];
 
