@@ -194,6 +194,27 @@ describe('password login', () => {
     assert.equal((await logIn(db, hasher, { username: 'alice', password: ALICE_PASSWORD, client: HOME }, NOW + 15 * MINUTE_US)).kind, 'ok', 'after the wait');
   });
 
+  it('survives 1,000 wrong passwords for one account from one address: 5 counted, the rest throttled, the owner elsewhere unaffected', async () => {
+    const kinds = new Map<string, number>();
+    for (let i = 0; i < 1000; i++) {
+      const result = await logIn(db, hasher, { username: 'alice', password: `guess ${i}`, client: HOME }, NOW + i * 100_000);
+      kinds.set(result.kind, (kinds.get(result.kind) ?? 0) + 1);
+    }
+    assert.deepEqual(Object.fromEntries(kinds), { wrong: 5, throttled: 995 });
+    assert.equal(
+      Number(
+        (
+          await db
+            .selectFrom('login_failures')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+      5,
+    );
+    assert.equal((await logIn(db, hasher, { username: 'alice', password: ALICE_PASSWORD, client: ELSEWHERE }, NOW + 1000 * 100_000)).kind, 'ok');
+  });
+
   it('clears its pair’s failures on success', async () => {
     for (let i = 0; i < 4; i++) await logIn(db, hasher, { username: 'alice', password: `guess ${i}`, client: HOME }, NOW + i);
     assert.equal((await logIn(db, hasher, { username: 'Alice', password: ALICE_PASSWORD, client: HOME }, NOW + 4)).kind, 'ok');
