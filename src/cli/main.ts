@@ -9,9 +9,22 @@ import { migrateCommand } from './migrate.js';
 import { restoreCommand } from './restore.js';
 import { serveCommand } from './serve.js';
 import { tokenCommand } from './token.js';
+import { userCommand } from './user.js';
 import { webhooksCommand } from './webhooks.js';
 
-const commands: Command[] = [serveCommand, migrateCommand, importCommand, exportCommand, demoCommand, tokenCommand, auditCommand, webhooksCommand, backupCommand, restoreCommand];
+const commands: Command[] = [
+  serveCommand,
+  migrateCommand,
+  importCommand,
+  exportCommand,
+  demoCommand,
+  tokenCommand,
+  userCommand,
+  auditCommand,
+  webhooksCommand,
+  backupCommand,
+  restoreCommand,
+];
 
 function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
