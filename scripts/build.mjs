@@ -16,13 +16,16 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  // Native addon: loaded from node_modules at run time.
-  external: ['better-sqlite3'],
+  // Native addons: loaded from node_modules at run time (@node-rs/*: the platform's binary is an optional dependency it requires).
+  external: ['better-sqlite3', '@node-rs/argon2', '@node-rs/bcrypt'],
   // Bundled CommonJS dependencies call require() for Node's built-in modules.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   sourcemap: 'linked',
   logLevel: 'warning',
 });
+
+// The common-passwords list the password rules read beside the bundle (src/members/password-rules.ts).
+cpSync('src/members/common-passwords.txt.gz', 'dist/common-passwords.txt.gz');
 
 // The web pages' stylesheet and script, read at start beside the bundle (src/web/assets.ts).
 rmSync('dist/assets', { recursive: true, force: true });
