@@ -2,12 +2,11 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../db/connection.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { createUser, foldCase } from '../resources/users.js';
+import { passwordProblem, type PasswordHasher } from './passwords.js';
 import { createPasswordLink, findPasswordLink, superuserExists, usePasswordLink, voidFirstSuperuserLinks, voidLinksOf, type LinkPurpose } from './links.js';
 
 /** What accounts need of passwords.ts' PasswordHasher: a new password's hash. */
-export interface NewPasswordHashing {
-  hash(password: string): Promise<string>;
-}
+export type NewPasswordHashing = Pick<PasswordHasher, 'hash'>;
 
 /** A new password breaks a rule of members.md §1: `message` says which. */
 export class PasswordRejected extends Error {
@@ -93,9 +92,10 @@ async function endSessionsOf(db: Db, userId: number, keepId?: string): Promise<v
   await query.execute();
 }
 
-/** Throws PasswordRejected when `password` breaks a rule (passwords.ts' passwordProblem once merged). */
+/** Throws PasswordRejected, saying which rule, when `password` breaks one (members.md §1). */
 function checkNewPassword(password: string, member: { username: string; email: string }): void {
-  if (password.length < 8 || password === member.username) throw new PasswordRejected('This password is too short: it must have at least 8 characters.');
+  const problem = passwordProblem(password, member);
+  if (problem !== null) throw new PasswordRejected(problem);
 }
 
 async function contactOf(db: Db, userId: number): Promise<{ username: string; email: string } | undefined> {
