@@ -82,7 +82,7 @@ module.exports = {
     feature('demo', ['interchange']),
     // Prometheus metrics: the app's parts reach it as plain functions (http/metrics.ts wires them).
     feature('metrics'),
-    // Members' accounts: password hashing and rules (no HTTP).
+    // Members' accounts: passwords, sessions, rights, links, mail (members.md). No HTTP.
     feature('members'),
     // Within HTTP: each sub-layer may import the layers below HTTP, the sub-layers below it and itself.
     ...HTTP_LAYERS.map(([name, path], i) =>

@@ -9,20 +9,20 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 
 const SCRIPT = path.resolve(import.meta.dirname, '../scripts/test-prerequisites.mjs');
-const EXECUTABLES = { chromium: '/usr/bin/chromium', nginx: '/usr/sbin/nginx', mosquitto: '/usr/sbin/mosquitto' };
+const EXECUTABLES = { chromium: '/usr/bin/chromium', nginx: '/usr/sbin/nginx', mosquitto: '/usr/sbin/mosquitto', python: '/usr/bin/python3' };
 
 const trees: string[] = [];
 after(() => {
   for (const tree of trees) fs.rmSync(tree, { recursive: true, force: true });
 });
 
-/** A file tree holding the given files, with the given modes. */
-function treeWith(files: Record<string, number>): string {
+/** A file tree holding the given files, with the given modes; a python3 that imports nothing when `python` is 'failing'. */
+function treeWith(files: Record<string, number>, python: 'working' | 'failing' = 'working'): string {
   const tree = fs.mkdtempSync(path.join(os.tmpdir(), 'hackerspace-api-prereq-'));
   trees.push(tree);
   for (const [file, mode] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(tree + file), { recursive: true });
-    fs.writeFileSync(tree + file, '#!/bin/sh\n', { mode });
+    fs.writeFileSync(tree + file, file === EXECUTABLES.python && python === 'failing' ? '#!/bin/sh\nexit 1\n' : '#!/bin/sh\n', { mode });
   }
   return tree;
 }
@@ -42,25 +42,26 @@ describe('test prerequisites (scripts/test-prerequisites.mjs)', () => {
   it('stops with the one install command for every missing package when none is there', () => {
     const result = prerequisites(treeWith({}));
     assert.equal(result.status, 1);
-    assert.match(result.stderr, /^ {2}sudo apt-get install -y chromium nginx mosquitto$/m);
+    assert.match(result.stderr, /^ {2}sudo apt-get install -y chromium nginx mosquitto python3-django python3-bcrypt python3-argon2$/m);
     assert.equal(result.stdout, '');
   });
 
   it('names only the missing packages, and counts a file that cannot run as missing', () => {
-    const result = prerequisites(treeWith({ [EXECUTABLES.chromium]: 0o644, [EXECUTABLES.nginx]: 0o755, [EXECUTABLES.mosquitto]: 0o755 }));
+    const result = prerequisites(treeWith({ [EXECUTABLES.chromium]: 0o644, [EXECUTABLES.nginx]: 0o755, [EXECUTABLES.mosquitto]: 0o755, [EXECUTABLES.python]: 0o755 }));
     assert.equal(result.status, 1);
     assert.match(result.stderr, /^ {2}sudo apt-get install -y chromium$/m);
   });
 
-  it("adds Django and requests when ORIGINAL_SOURCE asks for the original's loaddata and Python lacks them", () => {
-    const tree = treeWith({ [EXECUTABLES.chromium]: 0o755, [EXECUTABLES.nginx]: 0o755, [EXECUTABLES.mosquitto]: 0o755 });
+  it("adds Django with its hashers when Python lacks them, and requests when ORIGINAL_SOURCE asks for the original's loaddata", () => {
+    const tree = treeWith({ [EXECUTABLES.chromium]: 0o755, [EXECUTABLES.nginx]: 0o755, [EXECUTABLES.mosquitto]: 0o755, [EXECUTABLES.python]: 0o755 }, 'failing');
+    assert.match(prerequisites(tree).stderr, /^ {2}sudo apt-get install -y python3-django python3-bcrypt python3-argon2$/m);
     const result = prerequisites(tree, { ORIGINAL_SOURCE: tree });
     assert.equal(result.status, 1);
-    assert.match(result.stderr, /^ {2}sudo apt-get install -y python3-django python3-requests$/m);
+    assert.match(result.stderr, /^ {2}sudo apt-get install -y python3-django python3-bcrypt python3-argon2 python3-requests$/m);
   });
 
   it('passes, saying nothing, when every package is there and the broker is elsewhere', () => {
-    const tree = treeWith({ [EXECUTABLES.chromium]: 0o755, [EXECUTABLES.nginx]: 0o755, [EXECUTABLES.mosquitto]: 0o755 });
+    const tree = treeWith({ [EXECUTABLES.chromium]: 0o755, [EXECUTABLES.nginx]: 0o755, [EXECUTABLES.mosquitto]: 0o755, [EXECUTABLES.python]: 0o755 });
     const result = prerequisites(tree, { MQTT_TEST_URL: 'mqtt://127.0.0.1:1' });
     assert.deepEqual(result, { status: 0, stdout: '', stderr: '' });
   });

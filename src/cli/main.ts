@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig } from '../config.js';
 import { auditCommand } from './audit.js';
 import { backupCommand } from './backup.js';
@@ -11,6 +12,9 @@ import { serveCommand } from './serve.js';
 import { tokenCommand } from './token.js';
 import { userCommand } from './user.js';
 import { webhooksCommand } from './webhooks.js';
+
+// Password hashing (one per core) shares libuv's threadpool with compression and DNS: room for both.
+process.env.UV_THREADPOOL_SIZE ??= String(availableParallelism() + 4);
 
 const commands: Command[] = [
   serveCommand,
