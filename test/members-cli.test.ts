@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { memberByName } from '../src/members/accounts.js';
 import { findPasswordLink } from '../src/members/links.js';
+import { rightsOf } from '../src/members/rights.js';
 import { BIN, freePort, startService, waitUntilServing } from './support/processes.js';
 import { freshDatabase, type FreshDatabase } from './support/server.js';
 
@@ -89,11 +91,38 @@ describe('hackerspace-api user (CLI)', () => {
     const listed = cli(['list']);
     assert.equal(listed.status, 0, listed.stderr);
     const lines = listed.stdout.trimEnd().split('\n');
-    assert.match(lines[0], /^USERNAME\s+ACTIVE\s+SUPERUSER\s+KEY\s+LAST LOGIN/);
-    assert.match(lines[1], /^ada\s+yes\s+no\s+yes\s+2024-01-02T03:04:05Z/);
-    assert.match(lines[2], /^root\s+yes\s+yes\s+no\s+-/);
+    assert.match(lines[0], /^USERNAME\s+ACTIVE\s+SUPERUSER\s+KEY\s+LAST LOGIN\s+RIGHTS$/);
+    assert.match(lines[1], /^ada\s+yes\s+no\s+yes\s+2024-01-02T03:04:05Z\s+-$/);
+    assert.match(lines[2], /^root\s+yes\s+yes\s+no\s+-\s+all$/);
     assert.equal(lines.length, 3);
     for (const secret of ['@members.example', 'pbkdf2', '!']) assert.ok(!listed.stdout.includes(secret), secret);
+  });
+
+  it('grant and revoke give and take rights (members.md §3); list shows them', async () => {
+    const ada = (await memberByName(fresh.handle.db, 'ada'))!.id;
+    const granted = cli(['grant', 'ada', 'projects.add_project', 'events.add_meeting']);
+    assert.equal(granted.status, 0, granted.stderr);
+    assert.deepEqual([...(await rightsOf(fresh.handle.db, ada)).rights].sort(), ['events.add_meeting', 'projects.add_project']);
+    assert.match(cli(['list']).stdout, /\nada\s.*\s(projects\.add_project,events\.add_meeting|events\.add_meeting,projects\.add_project)\n/);
+    const revoked = cli(['revoke', 'Ada', 'projects.add_project']);
+    assert.equal(revoked.status, 0, revoked.stderr);
+    assert.deepEqual([...(await rightsOf(fresh.handle.db, ada)).rights], ['events.add_meeting']);
+    const fromSuperuser = cli(['revoke', 'root', 'events.delete_event']);
+    assert.equal(fromSuperuser.status, 0, fromSuperuser.stderr);
+    assert.match(fromSuperuser.stderr, /"root" still holds events\.delete_event as a superuser/);
+  });
+
+  it('grant and revoke refuse an unknown right (2) and an unknown member (1), changing nothing', async () => {
+    const ada = (await memberByName(fresh.handle.db, 'ada'))!.id;
+    const before = [...(await rightsOf(fresh.handle.db, ada)).rights];
+    const unknownRight = cli(['grant', 'ada', 'projects.add_project', 'projects.fly']);
+    assert.equal(unknownRight.status, 2);
+    assert.match(unknownRight.stderr, /unknown right "projects\.fly": the rights are projects\.add_project, .*events\.delete_meeting/);
+    assert.deepEqual([...(await rightsOf(fresh.handle.db, ada)).rights], before);
+    const unknownMember = cli(['revoke', 'nobody', 'projects.add_project']);
+    assert.equal(unknownMember.status, 1);
+    assert.equal(unknownMember.stderr, 'user: no member named "nobody"\n');
+    assert.equal(cli(['grant', 'ada']).status, 2, 'no right named');
   });
 });
 

@@ -4,6 +4,7 @@ import { migrateToLatest } from '../db/migrations.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { readFields } from '../drf/serializer.js';
 import { createMember, memberByName, linkForMember } from '../members/accounts.js';
+import { grantRights, isRight, revokeRights, rightsOf, RIGHTS, type Right } from '../members/rights.js';
 import { LINK_VALIDITY_US, setPasswordPath, type LinkPurpose } from '../members/links.js';
 import { UserFields } from '../resources/users.js';
 import { FieldErrors } from '../resources/write-errors.js';
@@ -16,6 +17,7 @@ export const userCommand: Command = {
   usage: `hackerspace-api user create USERNAME --email ADDRESS [--superuser]
 hackerspace-api user link USERNAME
 hackerspace-api user list
+hackerspace-api user grant|revoke USERNAME RIGHT…
 
 create   adds a member who cannot log in yet, and prints a one-time link where they choose
          their password (valid ${hoursOf('invitation')} hours), alone on standard output. The username
@@ -23,8 +25,11 @@ create   adds a member who cannot log in yet, and prints a one-time link where t
 link     prints a new one-time link for a member to set their password: a reset (valid
          ${hoursOf('reset')} hour) when they have one, else an invitation (valid ${hoursOf('invitation')} hours). Hand it over
          yourself: whoever holds it may set the password.
-list     every member: username, active, superuser, key holder, last login; never an
-         e-mail address nor a password hash.
+list     every member: username, active, superuser, key holder, last login, rights (\`all\`
+         for a superuser, through groups included); never an e-mail address nor a password hash.
+grant    gives a member rights directly; revoke takes direct grants away (rights held through
+         a group or as a superuser stay, and are named). The rights:
+         ${RIGHTS.join('\n         ')}
 
 Links start with PUBLIC_URL, or http://HOST:PORT without it.`,
   options: { email: { type: 'string' }, superuser: { type: 'boolean' } },
@@ -67,7 +72,25 @@ Links start with PUBLIC_URL, or http://HOST:PORT without it.`,
         process.stdout.write(formatTable(await listMembers(db)));
       });
     }
-    throw new UsageError(`expected create, link or list${action ? `, got ${JSON.stringify(action)}` : ''}`);
+    if (action === 'grant' || action === 'revoke') {
+      const [name, ...names] = rest;
+      if (name === undefined || names.length === 0) throw new UsageError(`${action} takes USERNAME and at least one RIGHT`);
+      const unknown = names.filter((right) => !isRight(right));
+      if (unknown.length > 0) throw new UsageError(`unknown right ${unknown.map((r) => JSON.stringify(r)).join(', ')}: the rights are ${RIGHTS.join(', ')}`);
+      const rights = names as Right[];
+      return withMembers(config, async (db) => {
+        const member = await memberByName(db, name);
+        if (!member) throw new MemberNotFound(name);
+        await writeTransaction(db, (trx) => (action === 'grant' ? grantRights(trx, member.id, rights) : revokeRights(trx, member.id, rights)));
+        process.stderr.write(`${action === 'grant' ? 'granted' : 'revoked'} ${rights.join(', ')} ${action === 'grant' ? 'to' : 'from'} ${JSON.stringify(member.username)}\n`);
+        if (action === 'revoke') {
+          const held = await rightsOf(db, member.id);
+          const kept = rights.filter((right) => held.rights.has(right));
+          if (kept.length > 0) process.stderr.write(`${JSON.stringify(member.username)} still holds ${kept.join(', ')} ${held.superuser ? 'as a superuser' : 'through a group'}\n`);
+        }
+      });
+    }
+    throw new UsageError(`expected create, link, list, grant or revoke${action ? `, got ${JSON.stringify(action)}` : ''}`);
   },
 };
 
@@ -155,31 +178,41 @@ async function withMembers(config: Config, work: (db: Db) => Promise<void>): Pro
 }
 
 interface MemberRow {
+  id: number;
   username: string;
   active: boolean;
   superuser: boolean;
   keyHolder: boolean;
   lastLoginUs: number | null;
+  /** `all` for an active superuser, `-` for none, else the rights' names. */
+  rights: string;
 }
 
 /** Every member, by username; never an address nor a hash (neither column is read). */
 async function listMembers(db: Db): Promise<MemberRow[]> {
-  const rows = await db.selectFrom('users').select(['username', 'is_active', 'is_superuser', 'has_key', 'last_login_us']).orderBy('username').orderBy('id').execute();
-  return rows.map((row) => ({
-    username: row.username,
-    active: row.is_active === 1,
-    superuser: row.is_superuser === 1,
-    keyHolder: row.has_key === 1,
-    lastLoginUs: row.last_login_us,
-  }));
+  const rows = await db.selectFrom('users').select(['id', 'username', 'is_active', 'is_superuser', 'has_key', 'last_login_us']).orderBy('username').orderBy('id').execute();
+  const members: MemberRow[] = [];
+  for (const row of rows) {
+    const held = await rightsOf(db, row.id);
+    members.push({
+      id: row.id,
+      username: row.username,
+      active: row.is_active === 1,
+      superuser: row.is_superuser === 1,
+      keyHolder: row.has_key === 1,
+      lastLoginUs: row.last_login_us,
+      rights: held.superuser && held.active ? 'all' : held.rights.size === 0 ? '-' : RIGHTS.filter((right) => held.rights.has(right)).join(','),
+    });
+  }
+  return members;
 }
 
 function formatTable(members: MemberRow[]): string {
   const yes = (value: boolean) => (value ? 'yes' : 'no');
   const time = (us: number | null) => (us === null ? '-' : formatIsoUtc(Math.floor(us / 1_000_000) * 1_000_000));
   const rows = [
-    ['USERNAME', 'ACTIVE', 'SUPERUSER', 'KEY', 'LAST LOGIN'],
-    ...members.map((m) => [JSON.stringify(m.username).slice(1, -1), yes(m.active), yes(m.superuser), yes(m.keyHolder), time(m.lastLoginUs)]),
+    ['USERNAME', 'ACTIVE', 'SUPERUSER', 'KEY', 'LAST LOGIN', 'RIGHTS'],
+    ...members.map((m) => [JSON.stringify(m.username).slice(1, -1), yes(m.active), yes(m.superuser), yes(m.keyHolder), time(m.lastLoginUs), m.rights]),
   ];
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   return (
