@@ -10,12 +10,25 @@ import { migrateCommand } from './migrate.js';
 import { restoreCommand } from './restore.js';
 import { serveCommand } from './serve.js';
 import { tokenCommand } from './token.js';
+import { userCommand } from './user.js';
 import { webhooksCommand } from './webhooks.js';
 
 // Password hashing (one per core) shares libuv's threadpool with compression and DNS: room for both.
 process.env.UV_THREADPOOL_SIZE ??= String(availableParallelism() + 4);
 
-const commands: Command[] = [serveCommand, migrateCommand, importCommand, exportCommand, demoCommand, tokenCommand, auditCommand, webhooksCommand, backupCommand, restoreCommand];
+const commands: Command[] = [
+  serveCommand,
+  migrateCommand,
+  importCommand,
+  exportCommand,
+  demoCommand,
+  tokenCommand,
+  userCommand,
+  auditCommand,
+  webhooksCommand,
+  backupCommand,
+  restoreCommand,
+];
 
 function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -7,9 +7,13 @@ import { openWhenAvailable, StartupFailure, StartupStopped } from '../db/startup
 import { createLogger, type Logger } from '../log.js';
 import { loadSpaceApi } from '../spaceapi/config-file.js';
 import { countRecords } from '../resources/counts.js';
+import { renewFirstSuperuserLink } from '../members/accounts.js';
+import { LINK_VALIDITY_US } from '../members/links.js';
+import { writeTransaction } from '../db/write-transaction.js';
 import { listen, stopSignal } from '../server.js';
 import { FIRST_RESTART_DELAY_MS, MAX_DEATHS_IN_WINDOW, MAX_RESTART_DELAY_MS, RESTART_WINDOW_MS, superviseWorkers } from '../supervisor.js';
 import { integerOption, UsageError, type Command } from './command.js';
+import { linkUrl } from './user.js';
 import type { MetricsListener } from '../metrics/listener.js';
 
 export const MAX_WORKERS = 256;
@@ -163,17 +167,26 @@ async function metricsListener(config: Config, scrape: () => Promise<string>, lo
 async function prepareDatabase(config: Config, log: Logger, stop: AbortSignal, options: { close: true }): Promise<void>;
 async function prepareDatabase(config: Config, log: Logger, stop: AbortSignal, options: { close: false }): Promise<DatabaseHandle>;
 async function prepareDatabase(config: Config, log: Logger, stop: AbortSignal, options: { close: boolean }): Promise<DatabaseHandle | void> {
-  const { database, prepared: counts } = await openWhenAvailable(config.database, {
+  const { database, prepared } = await openWhenAvailable(config.database, {
     log,
     stop,
     prepare: async (database) => {
       await migrateToLatest(database.db);
-      return { users: await countRecords(database.db, 'users'), openings: await countRecords(database.db, 'openings') };
+      const firstSuperuserLink = await writeTransaction(database.db, (trx) => renewFirstSuperuserLink(trx, Date.now() * 1000));
+      return { users: await countRecords(database.db, 'users'), openings: await countRecords(database.db, 'openings'), firstSuperuserLink };
     },
   });
+  const { firstSuperuserLink, ...counts } = prepared;
   log.info({ database: database.location, ...counts }, `database: ${database.location}`);
   if (counts.users === 0 && counts.openings === 0) {
     log.info({}, 'the database is empty: load data with `npx hackerspace-api import <dumpdata.json>` or `npx hackerspace-api demo`');
+  }
+  if (firstSuperuserLink !== null) {
+    // The one log line that holds a secret: members.md §4 has serve show this link at start (it is void once a superuser exists).
+    log.warn(
+      { firstSuperuserLink: linkUrl(config, firstSuperuserLink) },
+      `no superuser yet: open firstSuperuserLink (once, within ${LINK_VALIDITY_US['first-superuser'] / 3_600_000_000} hours; a new one at each start) to create one, or run \`hackerspace-api user create USERNAME --email ADDRESS --superuser\``,
+    );
   }
   if (!options.close) return database;
   await database.close();

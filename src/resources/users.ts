@@ -65,7 +65,7 @@ export function userRecord(row: UserRow, ctx: RecordContext): UserRecord | Grava
 export const USERNAME_TAKEN = 'A user with that username already exists.';
 
 /** Case-insensitive in the full Unicode sense (`Straße` and `STRASSE` are one name), as the original enforced. */
-function foldCase(name: string): string {
+export function foldCase(name: string): string {
   return name.toUpperCase().toLowerCase();
 }
 
