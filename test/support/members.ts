@@ -57,12 +57,16 @@ export function formBody(fields: Record<string, string> | [string, string][]): s
  * with every request (a client address through X-Forwarded-For, an Origin).
  */
 export class Browser {
-  readonly cookies = new Map<string, string>();
-
   constructor(
     readonly base: string,
     readonly headers: Record<string, string> = {},
+    readonly cookies = new Map<string, string>(),
   ) {}
+
+  /** The same browser (its cookies, shared) talking to another process of the same site. */
+  at(base: string): Browser {
+    return new Browser(base, this.headers, this.cookies);
+  }
 
   cookieHeader(): string | undefined {
     return this.cookies.size === 0 ? undefined : [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
