@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { engineOf, type Db } from './connection.js';
-import { COUNTED_TABLES } from './tables.js';
+import { COUNTED_TABLES, MODEL_TABLES } from './tables.js';
 
 /**
  * After rows were written with explicit ids (an import), PostgreSQL's identity sequences must
@@ -8,7 +8,7 @@ import { COUNTED_TABLES } from './tables.js';
  */
 export async function syncIdentities(db: Db): Promise<void> {
   if (engineOf(db) !== 'postgres') return;
-  for (const table of COUNTED_TABLES) {
+  for (const table of new Set([...COUNTED_TABLES, ...MODEL_TABLES.map((entry) => entry.table)])) {
     await sql`select setval(pg_get_serial_sequence(${table}, 'id'), coalesce((select max(id) from ${sql.table(table)}), 0) + 1, false)`.execute(db);
   }
 }

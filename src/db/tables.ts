@@ -39,13 +39,14 @@ export interface ForeignKey<Row> {
 
 /** In Django's dependency order (a model's table after those it refers to), join tables after their owner. */
 export const TABLES = {
-  content_types: { columns: ['id', 'app_label', 'model'], indexes: ['content_types_natural'] },
+  content_types: { columns: ['id', 'app_label', 'model'], model: 'contenttypes.contenttype', indexes: ['content_types_natural'] },
   auth_permissions: {
     columns: ['id', 'content_type_id', 'codename', 'name'],
+    model: 'auth.permission',
     foreignKeys: [{ column: 'content_type_id', references: 'content_types', onDelete: 'cascade' }],
     indexes: ['auth_permissions_natural'],
   },
-  auth_groups: { columns: ['id', 'name'] },
+  auth_groups: { columns: ['id', 'name'], model: 'auth.group' },
   group_permissions: {
     columns: ['group_id', 'permission_id'],
     link: { owner: 'group_id', target: 'permission_id' },

@@ -65,6 +65,27 @@ async function* pages(db: Db, readPage: PageReader, fit: OriginalFit) {
 }
 
 const PAGE_READERS: Record<ModelName, PageReader> = {
+  // Django's auth models as imported (or as grantRights made them), with the same pks: users refer to them by number.
+  'contenttypes.contenttype': async (db, after, limit) => {
+    const rows = await db.selectFrom('content_types').select(['id', 'app_label', 'model']).where('id', '>', after).orderBy('id').limit(limit).execute();
+    return rows.map((r) => ({ pk: r.id, fields: { app_label: r.app_label, model: r.model } }));
+  },
+
+  'auth.permission': async (db, after, limit) => {
+    const rows = await db.selectFrom('auth_permissions').select(['id', 'name', 'content_type_id', 'codename']).where('id', '>', after).orderBy('id').limit(limit).execute();
+    return rows.map((r) => ({ pk: r.id, fields: { name: r.name, content_type: r.content_type_id, codename: r.codename } }));
+  },
+
+  'auth.group': async (db, after, limit) => {
+    const rows = await db.selectFrom('auth_groups').select(['id', 'name']).where('id', '>', after).orderBy('id').limit(limit).execute();
+    const permissions = await linked(
+      db,
+      'group_permissions',
+      rows.map((r) => r.id),
+    );
+    return rows.map((r) => ({ pk: r.id, fields: { name: r.name, permissions: permissions.get(r.id) ?? [] } }));
+  },
+
   'users.user': async (db, after, limit, fit) => {
     const rows = await db.selectFrom('users').selectAll().where('id', '>', after).orderBy('id').limit(limit).execute();
     const ids = rows.map((r) => r.id);

@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection.js';
+import { AUTH_MODELS, AuthModels } from './auth-models.js';
 import { syncIdentities } from '../db/identities.js';
 import { FieldReader, isPk } from './field-reader.js';
 import { FieldError, ImportError, recordError, show } from './import-error.js';
@@ -13,7 +14,7 @@ export { ImportError } from './import-error.js';
 export { readFixture } from './fixture-reader.js';
 
 export interface ImportReport {
-  /** Records written per model (all five models, in Django's order). */
+  /** Records written per model (every model, in Django's order). */
   imported: Record<string, number>;
   /** Records of models this service does not keep, per model label. */
   skippedModels: Record<string, number>;
@@ -58,6 +59,7 @@ class Importer {
   private readonly skippedFields = new Map<string, number>();
   private readonly batches = new Map<ModelSpec, Map<number, PendingRow>>();
   private readonly uniqueKeys = new Map<ModelSpec, UniqueKeys>();
+  private readonly auth = new AuthModels();
 
   constructor(
     private readonly db: Db,
@@ -72,10 +74,19 @@ class Importer {
       increment(this.skippedModels, label);
       return null;
     }
+    if (AUTH_MODELS.has(spec.model)) {
+      // Written at the end, once all are known (their natural keys resolve against each other).
+      if (!isPlainObject(fields)) throw recordError(spec.model, pk, `"fields" must be an object, got ${show(fields)}`);
+      this.countSkippedFields(spec, fields);
+      this.auth.accept(spec, pk, fields);
+      increment(this.imported, spec.model);
+      return null;
+    }
     if (!isPk(pk)) throw recordError(spec.model, pk, `pk must be a whole number from 1 to 2147483647, got ${show(pk)}`);
     if (!isPlainObject(fields)) throw recordError(spec.model, pk, `"fields" must be an object, got ${show(fields)}`);
     this.countSkippedFields(spec, fields);
-    const row: PendingRow = { pk, ...readRow(spec, pk, fields, this.defaults) };
+    const own = spec.model === 'users.user' ? this.auth.userFields(pk, fields) : fields;
+    const row: PendingRow = { pk, ...readRow(spec, pk, own, this.defaults) };
     this.claimUnique(spec, row);
     const batch = this.batchOf(spec);
     batch.set(pk, row);
@@ -94,6 +105,7 @@ class Importer {
 
   async finish(): Promise<ImportReport> {
     for (const model of MODEL_ORDER) await this.flush(MODEL_SPECS.get(model)!);
+    await this.auth.finish(this.db, this.defaults);
     const missing = await findMissingReference(this.db);
     if (missing) throw missing;
     const standIns = await removeOrganizerStandIns(this.db);

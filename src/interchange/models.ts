@@ -219,8 +219,31 @@ const meetings: ModelReading = {
   },
 };
 
+// Django's auth models, kept whole for the round trip (members.md §3). Natural keys (dumpdata's
+// --natural-foreign and --natural-primary) are turned into pks before these read a record
+// (auth-models.ts).
+
+const contentTypes: ModelReading = {
+  fields: new Set(['app_label', 'model']),
+  read: (f) => ({ values: [f.string('app_label', undefined, 100), f.string('model', undefined, 100)] }),
+};
+
+const permissions: ModelReading = {
+  fields: new Set(['name', 'content_type', 'codename']),
+  read: (f) => ({ values: [f.reference('content_type'), f.string('codename', undefined, 100), f.string('name', undefined, 255)] }),
+};
+
+const groups: ModelReading = {
+  fields: new Set(['name', 'permissions']),
+  read: (f) => ({ values: [f.string('name', undefined, 150)], links: [f.references('permissions')] }),
+  links: [link('permissions', 'group_permissions')],
+};
+
 /** How each model's fixture records are read: the compiler names a model of db/tables.ts without one. */
 const READINGS: Readonly<Record<ModelName, ModelReading>> = {
+  'contenttypes.contenttype': contentTypes,
+  'auth.permission': permissions,
+  'auth.group': groups,
   'users.user': users,
   'space.spacestatus': openings,
   'projects.project': projects,
