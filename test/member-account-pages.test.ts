@@ -97,7 +97,7 @@ describe('a member’s account pages', () => {
     });
     assert.equal(res.status, 303, res.body);
     assert.equal(res.headers.location, '/accounts/profile/?saved=profile');
-    const after = await alice.get(res.headers.location as string);
+    const after = await alice.get(res.headers.location);
     assert.match(after.body, /Your profile is saved\./);
     const row = await userRow(aliceId);
     assert.deepEqual(
