@@ -6,7 +6,7 @@ import type { VersionSnapshot } from '../db/table-versions.js';
 import { redactUrl } from '../log.js';
 import { UNKNOWN_ROUTE, type RequestDurations } from '../metrics/request-durations.js';
 import type { RequestFacts } from '../request/facts.js';
-import type { TokenInfo } from '../resources/tokens.js';
+import type { Caller } from '../drf/auth.js';
 import { KnownTokens } from './known-tokens.js';
 import { allHeaders, readAnswer } from './read-answer.js';
 import type { ResponseCache } from './response-cache.js';
@@ -51,8 +51,13 @@ export class FastReads {
     this.timed = this.logRequests || options.durations !== null;
   }
 
-  /** The full path found the token of a read valid: the fast path may answer the next ones presenting it. */
-  authenticated(facts: RequestFacts, token: TokenInfo): void {
+  /**
+   * The full path found the token of a read valid: the fast path may answer the next ones
+   * presenting it. Not a member's token: its owner may be deactivated at any time, which no
+   * token version records, so each of its requests is checked on the full path.
+   */
+  authenticated(facts: RequestFacts, token: Caller): void {
+    if (token.scope === 'member') return;
     const checked = facts.tokenCheck;
     if (checked !== undefined) this.tokens.remember(checked.hash, token, checked.snapshot);
   }

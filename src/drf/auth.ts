@@ -1,4 +1,6 @@
 import type { Db } from '../db/connection.js';
+import { findMemberToken, isMemberTokenSecret, touchMemberToken } from '../members/member-tokens.js';
+import { rightsOf, type Right } from '../members/rights.js';
 import { findToken, touchToken, type TokenInfo } from '../resources/tokens.js';
 import { ApiError, invalidToken, throttled } from './errors.js';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -10,10 +12,43 @@ import type { FailureThrottle } from './throttle.js';
  * is anonymous; credentials are checked on every method, and every failure counts towards the
  * client's throttle. The secret never appears in a message or a log.
  */
-export async function authenticate(request: { headers: IncomingHttpHeaders; ip: string }, db: Db, throttle: FailureThrottle): Promise<TokenInfo | null> {
+export async function authenticate(request: { headers: IncomingHttpHeaders; ip: string }, db: Db, throttle: FailureThrottle): Promise<Caller | null> {
   const secret = presentedSecret(request.headers.authorization);
   if (secret === null) return null;
+  if (typeof secret === 'string' && isMemberTokenSecret(secret)) return checkMemberSecret(db, throttle, request.ip, secret);
   return checkSecret(db, throttle, request.ip, secret);
+}
+
+/**
+ * A member's personal token (members.md §3): it acts as its owner, with the rights the owner
+ * holds now, read afresh for every request (never remembered), so that a right taken away or a
+ * deactivated owner counts at the next request.
+ */
+export interface MemberCaller {
+  readonly scope: 'member';
+  readonly tokenId: number;
+  readonly tokenName: string;
+  readonly userId: number;
+  readonly username: string;
+  readonly rights: ReadonlySet<Right>;
+}
+
+/** Who presented valid credentials: a door or admin token, or a member's token. */
+export type Caller = TokenInfo | MemberCaller;
+
+/** A member token's secret: its owner and their rights, or a 401 (unknown, revoked, or an inactive owner) that counts towards the throttle. */
+async function checkMemberSecret(db: Db, throttle: FailureThrottle, client: string, secret: string): Promise<MemberCaller> {
+  const now = Date.now();
+  const found = await findMemberToken(db, secret);
+  const owner = found ? await rightsOf(db, found.token.userId) : undefined;
+  if (!found || !owner?.active) {
+    const wait = throttle.waitSeconds(client, now);
+    if (wait > 0) throw throttled(wait);
+    throttle.recordFailure(client, now);
+    throw invalidToken();
+  }
+  await touchMemberToken(db, found.token, now * 1000);
+  return { scope: 'member', tokenId: found.token.id, tokenName: found.token.name, userId: found.token.userId, username: found.username, rights: owner.rights };
 }
 
 /**
@@ -45,8 +80,34 @@ export function presentedSecret(header: string | undefined): string | ApiError |
   return parts[1];
 }
 
-/** Scopes: `admin` writes everything; `door` may only record openings. */
-export function mayWrite(token: TokenInfo, route: RouteMatch, method: string): boolean {
-  if (token.scope === 'admin') return true;
-  return token.scope === 'door' && route.kind === 'list' && route.collection === 'space/openings' && method === 'POST';
+/**
+ * Scopes: `admin` writes everything; `door` may only record openings. A member's token writes
+ * projects, events and meetings as the owner may: adding and deleting need the model's right;
+ * editing (and adding a meeting) may also be allowed by being the record's maintainer or
+ * organizer, which the write itself checks once the record is known (handlers/write.ts).
+ */
+export function mayWrite(caller: Caller, route: RouteMatch, method: string): boolean {
+  if (caller.scope !== 'member') return caller.scope === 'admin' || (route.kind === 'list' && route.collection === 'space/openings' && method === 'POST');
+  const right = memberRightFor(route, method);
+  if (right === null) return false;
+  return caller.rights.has(right) || mayBeAllowedByRecord(route, method);
+}
+
+/** Whether a member's write may be allowed by who they are for the record (maintainer, organizer), though they lack the right. */
+export function mayBeAllowedByRecord(route: RouteMatch, method: string): boolean {
+  if (method === 'PUT' || method === 'PATCH') return route.kind === 'detail';
+  return method === 'POST' && route.kind === 'list' && route.collection === 'meetings';
+}
+
+/** The rights a member's writes need, per collection and method (members.md §3). */
+const MEMBER_RIGHTS: Readonly<Record<string, Readonly<Record<string, Right>>>> = {
+  projects: { POST: 'projects.add_project', PUT: 'projects.change_project', PATCH: 'projects.change_project', DELETE: 'projects.delete_project' },
+  events: { POST: 'events.add_event', PUT: 'events.change_event', PATCH: 'events.change_event', DELETE: 'events.delete_event' },
+  meetings: { POST: 'events.add_meeting', PUT: 'events.change_meeting', PATCH: 'events.change_meeting', DELETE: 'events.delete_meeting' },
+};
+
+/** The right a write through a member's token needs (`projects.add_project` for a POST on projects…); null where members never write (users, openings). */
+export function memberRightFor(route: RouteMatch, method: string): Right | null {
+  if (route.collection === null || (route.kind === 'list') !== (method === 'POST')) return null;
+  return MEMBER_RIGHTS[route.collection]?.[method] ?? null;
 }

@@ -1,6 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { TokenInfo } from '../resources/tokens.js';
-import { mayWrite } from './auth.js';
+import { mayWrite, memberRightFor, type Caller } from './auth.js';
 import { collections } from './collections.js';
 import type { RouteMatch } from './routes.js';
 
@@ -16,7 +15,7 @@ export const STREAM_OPTIONS = {
 const PARSES = ['application/json', 'application/x-www-form-urlencoded'];
 
 /** DRF's metadata for OPTIONS on an API route (not the stream's), with `actions` when the caller may write there. */
-export function optionsBody(route: RouteMatch, token: TokenInfo | null) {
+export function optionsBody(route: RouteMatch, token: Caller | null) {
   if (route.kind === 'stream') return STREAM_OPTIONS;
   if (route.kind === 'root') {
     return { name: 'Api Root', description: 'The default basic root view for DefaultRouter', renders: ['application/json'], parses: PARSES };
@@ -59,12 +58,14 @@ const DOOR_FIELDS = new Set(['is_open']);
  * collection, PUT on a record), described as DRF's SimpleMetadata does. Undefined when the
  * caller may not write there.
  */
-export function actionsFor(route: RouteMatch, token: TokenInfo | null): Record<string, Record<string, object>> | undefined {
+export function actionsFor(route: RouteMatch, token: Caller | null): Record<string, Record<string, object>> | undefined {
   if (token === null || route.collection === null) return undefined;
   const method = route.kind === 'list' ? 'POST' : 'PUT';
   if (!mayWrite(token, route, method)) return undefined;
+  // A member's token: only where the owner holds the right itself (being a maintainer or an organizer is known only per record).
+  if (token.scope === 'member' && !token.rights.has(memberRightFor(route, method)!)) return undefined;
   const { fields, record } = collections[route.collection];
-  const writableNames = token.scope === 'admin' ? new Set(Object.keys(fields.properties)) : DOOR_FIELDS;
+  const writableNames = token.scope === 'door' ? DOOR_FIELDS : new Set(Object.keys(fields.properties));
   const required = new Set(fields.required ?? []);
   const described: Record<string, object> = {};
   const names = [...Object.keys(record.properties), ...Object.keys(fields.properties)];

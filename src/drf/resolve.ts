@@ -1,7 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Db } from '../db/connection.js';
-import type { TokenInfo } from '../resources/tokens.js';
-import { authenticate } from './auth.js';
+import { authenticate, type Caller } from './auth.js';
 import { forbidden, methodNotAllowed, notAcceptable, notAuthenticated } from './errors.js';
 import { mayWrite } from './auth.js';
 import { checkEventStreamAccept, requestedFormat, type Format, type Media } from './negotiation.js';
@@ -18,8 +17,8 @@ export interface Resolved {
   format: Format | null;
   /** What the answer is made of: JSON, or for a person's browser the browsable HTML page (web.md §1). */
   media: Media;
-  /** The caller's token, when it presented a valid one. */
-  token: TokenInfo | null;
+  /** The caller's token (a door, admin or member's token), when it presented a valid one. */
+  token: Caller | null;
 }
 
 /** A request as the checks see it. */

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../db/connection.js';
+import type { Caller, MemberCaller } from '../drf/auth.js';
 import { parseBody } from '../drf/body.js';
 import { collections, refuseFutureTime } from '../drf/collections.js';
 import { forbidden, notFound } from '../drf/errors.js';
@@ -12,7 +13,7 @@ import type { AnnouncedWrites } from '../live/writes.js';
 import { recordAudit } from '../resources/audit.js';
 import { openingRecord, type OpeningInput } from '../resources/openings.js';
 import type { RecordContext } from '../resources/record-context.js';
-import type { TokenInfo } from '../resources/tokens.js';
+import { mayAddMeeting, mayEditEvent, mayEditMeeting, mayEditProject } from '../members/rights.js';
 import { reportDoor } from './door.js';
 
 /** What a write needs besides the request: the announced writes, TIME_ZONE for local times, and the API's routing for hyperlinks. */
@@ -31,13 +32,12 @@ export interface Writing {
 export async function write(request: FastifyRequest, reply: FastifyReply, resolved: Resolved, style: LinkStyle, ctx: RecordContext, writing: Writing): Promise<FastifyReply> {
   const { writes, timeZone, routeOf } = writing;
   const { route } = resolved;
-  const token = resolved.token as TokenInfo;
+  const token = resolved.token as Caller;
   const collection = collections[route.collection!];
   const nowUs = Date.now() * 1000;
   const entry = (status: number) => ({
     timeUs: nowUs,
-    tokenId: token.id,
-    tokenName: token.name,
+    ...auditedCaller(token),
     method: request.method,
     path: resolved.rawPath,
     collection: collection.path,
@@ -62,6 +62,7 @@ export async function write(request: FastifyRequest, reply: FastifyReply, resolv
     const create = collection.create!;
     const input = read('create');
     const { id, record } = await writes.run(async (trx) => {
+      if (token.scope === 'member') await checkMemberCreate(trx, token, collection.path, input);
       const id = await create(trx, input, nowUs);
       await audit(trx, id, 201);
       return { id, record: await collection.find(trx, id, ctx) };
@@ -81,7 +82,9 @@ export async function write(request: FastifyRequest, reply: FastifyReply, resolv
   }
   const record = await writes.run(async (trx) => {
     if (!(await exists(trx, collection.table, id))) throw notFound();
+    if (token.scope === 'member' && !(await memberMayEdit(trx, token, collection.path, id))) throw forbidden();
     const input = read(request.method === 'PUT' ? 'replace' : 'patch');
+    if (token.scope === 'member') await checkMeetingMove(trx, token, collection.path, id, input);
     await collection.update(trx, id, input, nowUs);
     await audit(trx, id, 200);
     return collection.find(trx, id, ctx);
@@ -91,4 +94,37 @@ export async function write(request: FastifyRequest, reply: FastifyReply, resolv
 
 async function exists(db: Db, table: (typeof collections)[keyof typeof collections]['table'], id: number): Promise<boolean> {
   return (await db.selectFrom(table).select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
+/** Who the audit names: a door or admin token by its id and name; a member's token (not in api_tokens) by its owner and its name, never its secret. */
+function auditedCaller(caller: Caller): { tokenId: number | null; tokenName: string } {
+  if (caller.scope !== 'member') return { tokenId: caller.id, tokenName: caller.name };
+  return { tokenId: null, tokenName: `member ${caller.username}: ${caller.tokenName}` };
+}
+
+/**
+ * A member's edit (members.md §3): the right, or being the project's maintainer, the event's
+ * organizer, or the organizer of the meeting's event. Read in the write's transaction.
+ */
+function memberMayEdit(trx: Db, caller: MemberCaller, collection: string, id: number): Promise<boolean> {
+  if (collection === 'projects') return mayEditProject(trx, caller.userId, id);
+  if (collection === 'events') return mayEditEvent(trx, caller.userId, id);
+  if (collection === 'meetings') return mayEditMeeting(trx, caller.userId, id);
+  return Promise.resolve(false);
+}
+
+/** A member may add a meeting with the right, or to an event they organize (an unknown event is the fields' 400). */
+async function checkMemberCreate(trx: Db, caller: MemberCaller, collection: string, input: unknown): Promise<void> {
+  if (collection !== 'meetings' || caller.rights.has('events.add_meeting')) return;
+  const eventId = (input as { event: number }).event;
+  if ((await exists(trx, 'events', eventId)) && !(await mayAddMeeting(trx, caller.userId, eventId))) throw forbidden();
+}
+
+/** An organizer who edits a meeting without `change_meeting` may not move it to an event they do not organize. */
+async function checkMeetingMove(trx: Db, caller: MemberCaller, collection: string, id: number, input: unknown): Promise<void> {
+  if (collection !== 'meetings' || caller.rights.has('events.change_meeting')) return;
+  const eventId = (input as { event?: number }).event;
+  if (eventId === undefined) return;
+  const meeting = await trx.selectFrom('meetings').select('event_id').where('id', '=', id).executeTakeFirstOrThrow();
+  if (eventId !== meeting.event_id && (await exists(trx, 'events', eventId)) && !(await mayAddMeeting(trx, caller.userId, eventId))) throw forbidden();
 }
