@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createPasswordLink } from '../src/members/links.js';
+import { grantRights } from '../src/members/rights.js';
 import { request } from './support/http.js';
 import { addMember, Browser, csrfOf, logIn, TEST_ITERATIONS } from './support/members.js';
 import { startServer, type TestServer } from './support/server.js';
@@ -240,7 +241,25 @@ describe('a member’s account pages', () => {
     assert.equal(still.revoked_us, null);
   });
 
-  it('a personal token works with the API and stops when revoked', { skip: 'the rights branch’s API part (member tokens accepted by the API) is not merged here yet' }, () => {});
+  it('a personal token made on the profile works with the API with its owner’s rights, and stops when revoked', async () => {
+    const frank = await addMember(server.database.db, { username: 'frank', email: 'frank@example.org', password: PASSWORD });
+    await grantRights(server.database.db, frank, ['projects.add_project']);
+    const browser = await logIn(base, 'frank', PASSWORD);
+    const created = await newToken(browser, 'cli');
+    const secret = /value="(hsm_[A-Za-z0-9_-]+)"/.exec(created.body)?.[1];
+    assert.ok(secret);
+    const authorization = `Token ${secret}`;
+    const project = { title: 'Made with a member token', maintainer: `${base}/api/users/${frank}/`, status: 'p', progress: 0, short_description: 'x' };
+    const made = await request(base, '/api/projects/', { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(project) });
+    assert.equal(made.status, 201, made.body);
+    assert.equal((await request(base, '/api/projects/', { headers: { authorization } })).status, 200);
+    const row = await server.database.db.selectFrom('member_tokens').select('id').where('user_id', '=', frank).executeTakeFirstOrThrow();
+    const profile = await browser.get('/accounts/profile/');
+    assert.match(profile.body, /<td>cli<\/td><td><time[^>]*>[^<]*<\/time><\/td><td><time/, 'its last use listed');
+    const revoked = await browser.post(`/accounts/profile/tokens/${row.id}/revoke/`, { csrfmiddlewaretoken: csrfOf(profile.body) });
+    assert.equal(revoked.status, 303);
+    assert.equal((await request(base, '/api/projects/', { headers: { authorization } })).status, 401);
+  });
 
   it('changes the password: rules and typos refused (422, nothing echoed), then other sessions end, this one stays', async () => {
     const carolId = await addMember(server.database.db, { username: 'carol', email: 'carol@example.org', password: PASSWORD });
