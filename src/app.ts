@@ -22,6 +22,7 @@ import { clientError, frameworkError } from './http/transport-errors.js';
 import { MqttBridge } from './live/mqtt.js';
 import { SpaceLive } from './live/space-live.js';
 import { AnnouncedWrites } from './live/writes.js';
+import { Mailer, type MailerOptions } from './members/mail.js';
 import { PasswordHasher } from './members/passwords.js';
 import { serializeRequest } from './log.js';
 import { RequestReader } from './request/facts.js';
@@ -63,6 +64,8 @@ export interface AppDependencies {
   database?: DatabaseHandle;
   /** Pino options or false; defaults to JSON logs at config.logLevel. */
   logger?: boolean | object;
+  /** A CA the mailer trusts besides the system's (tests' SMTP server). */
+  mailer?: MailerOptions;
 }
 
 /**
@@ -178,6 +181,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
       queueLimit: config.members.hashQueue,
       log: app.log,
     }),
+    mailer: config.members.mail === null ? null : new Mailer(config.members.mail, app.log, deps.mailer),
     openingPositions: new OpeningPositions(),
     openapi: () => (openapiDocument ??= openApiDocument(config)),
     ping: sharedPing(database, pingTimeoutOf(config)),

@@ -1,6 +1,6 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { FieldErrors, type FieldMessages } from '../resources/write-errors.js';
-import type { RelationTarget } from '../resources/write-schema.js';
+import { EMAIL_PATTERN, type RelationTarget } from '../resources/write-schema.js';
 import { parseLocalMicros, parseIsoMicros } from '../time.js';
 import { decodePath, parseId, type RouteMatch } from './routes.js';
 
@@ -118,13 +118,10 @@ function readText(raw: unknown, field: TSchema): FieldResult {
   if (field.maxLength !== undefined && [...value].length > field.maxLength) {
     return { error: `Ensure this field has no more than ${field.maxLength} characters.` };
   }
-  if (field.format === 'email' && !EMAIL.test(value)) return { error: 'Enter a valid email address.' };
+  if (field.format === 'email' && !EMAIL_PATTERN.test(value)) return { error: 'Enter a valid email address.' };
   if (field.format === 'uri' && !isWebUrl(value)) return { error: 'Enter a valid URL.' };
   return { value };
 }
-
-/** Django's EmailValidator, in spirit: one @, a dotted domain, no spaces. */
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@.]+$/u;
 
 function isWebUrl(value: string): boolean {
   try {

@@ -169,13 +169,18 @@ export async function meetingPage(db: Db, id: number): Promise<MeetingPage | und
 
 export interface MemberPage extends UserName {
   hasKey: boolean;
+  /** First and last name, only when the member chose to show them (users.show_name); never the e-mail address. */
+  fullName: string | null;
+  /** Markdown. */
+  description: string;
   maintains: { id: number; title: string }[];
   participates: { id: number; title: string }[];
 }
 
 export async function memberPage(db: Db, id: number): Promise<MemberPage | undefined> {
-  const user = await db.selectFrom('users').select(['id', 'username', 'has_key']).where('id', '=', id).executeTakeFirst();
+  const user = await db.selectFrom('users').select(['id', 'username', 'has_key', 'first_name', 'last_name', 'show_name', 'description']).where('id', '=', id).executeTakeFirst();
   if (user === undefined) return undefined;
+  const name = `${user.first_name} ${user.last_name}`.trim();
   const maintains = await db.selectFrom('projects').select(['id', 'title']).where('maintainer_id', '=', id).orderBy('id').execute();
   const participates = await db
     .selectFrom('project_participants')
@@ -184,7 +189,15 @@ export async function memberPage(db: Db, id: number): Promise<MemberPage | undef
     .where('project_participants.user_id', '=', id)
     .orderBy('projects.id')
     .execute();
-  return { id: user.id, username: user.username, hasKey: Boolean(user.has_key), maintains, participates };
+  return {
+    id: user.id,
+    username: user.username,
+    hasKey: Boolean(user.has_key),
+    fullName: user.show_name === 1 && name !== '' ? name : null,
+    description: user.description ?? '',
+    maintains,
+    participates,
+  };
 }
 
 function eventSummary(row: { id: number; title: string; place: string; start_us: number | null; stop_us: number | null }): EventSummary {

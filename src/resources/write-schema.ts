@@ -27,6 +27,9 @@ export function text(title: string, options: { maxLength?: number; notBlank?: bo
   return Type.String({ title, ...(options.maxLength ? { maxLength: options.maxLength } : {}), ...(options.notBlank ? { 'x-not-blank': true } : {}) });
 }
 
+/** Django's EmailValidator, in spirit: one @, a dotted domain, no spaces. */
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@.]+$/u;
+
 export function email(title: string) {
   return Type.String({ title, format: 'email', maxLength: 254, writeOnly: true });
 }

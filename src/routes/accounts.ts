@@ -1,6 +1,7 @@
 import { logoutWithoutSession, showLogin, showLogout, submitLogin, submitLogout } from '../handlers/accounts.js';
 import { memberPage } from '../handlers/member-pages.js';
 import { declareRoute, fixedPaths, type Route } from '../http/route.js';
+import { MEMBER_ACCOUNT_ROUTES } from './account-pages.js';
 
 /** The members' account pages (members.md §2): logging in and out, and the original's address of the login page. */
 export const ACCOUNT_ROUTES: readonly Route[] = [
@@ -38,4 +39,6 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
         .send();
     },
   }),
+  // A member's own pages: profile and tokens, password, set-password links, reset (routes/account-pages.ts).
+  ...MEMBER_ACCOUNT_ROUTES,
 ];

@@ -74,18 +74,20 @@ ${markdownBlock(markdown, 'Minutes', meeting.minutes)}
     return layout(site, { title: `Meeting: ${meeting.title}`, main });
   },
 
-  async members(db, id, site) {
+  async members(db, id, site, _times, markdown) {
     const member = await memberPage(db, id);
     if (member === undefined) return undefined;
     const projectList = (projects: { id: number; title: string }[]) =>
       projects.length === 0 ? html`none` : html`<ul>${projects.map((p) => html`<li><a href="/projects/${p.id}/">${p.title}</a></li>`)}</ul>`;
     const main = html`<article class="detail">
 <h1>${member.username}</h1>
+${member.fullName === null ? '' : html`<p class="lead">${member.fullName}</p>`}
 <dl class="facts">
 <dt>Key holder</dt><dd>${member.hasKey ? 'Yes' : 'No'}</dd>
 <dt>Maintains</dt><dd>${projectList(member.maintains)}</dd>
 <dt>Takes part in</dt><dd>${projectList(member.participates)}</dd>
 </dl>
+${markdownBlock(markdown, 'About', member.description)}
 <p class="raw"><a href="/api/users/${member.id}/">This member in the API</a></p>
 </article>`;
     return layout(site, { title: member.username, main });

@@ -1,0 +1,124 @@
+import {
+  showPassword,
+  showPasswordSet,
+  showProfile,
+  showReset,
+  showResetSent,
+  showSetPassword,
+  submitNewToken,
+  submitPassword,
+  submitProfile,
+  submitReset,
+  submitRevokeToken,
+  submitSetPassword,
+} from '../handlers/account-pages.js';
+import { memberPage } from '../handlers/member-pages.js';
+import { parseId } from '../drf/routes.js';
+import { declareRoute, fixedPaths, type Route, type RoutePath } from '../http/route.js';
+
+/** A set-password link's token as links.ts makes them (43 base64url characters). */
+const LINK_PATH = /^\/accounts\/set-password\/([A-Za-z0-9_-]{43})\/$/;
+const REVOKE_PATH = /^\/accounts\/profile\/tokens\/([0-9]{1,18})\/revoke\/$/;
+
+function linkToken({ raw }: RoutePath): string | null {
+  return LINK_PATH.exec(raw)?.[1] ?? null;
+}
+
+function revokedId({ raw }: RoutePath): number | null {
+  const digits = REVOKE_PATH.exec(raw)?.[1];
+  return digits === undefined ? null : parseId(digits);
+}
+
+/** A 301 from one of the original's addresses to ours, the query kept (members.md §4). */
+function originalAddress(name: string, paths: string[], to: string): Route {
+  return declareRoute({
+    name,
+    template: paths[0],
+    methods: ['GET', 'HEAD'],
+    page: true,
+    bodiless: true,
+    match: fixedPaths(...paths),
+    handle: async ({ reply, facts }) => {
+      const { rawQuery } = facts.target;
+      return reply
+        .code(301)
+        .header('location', `${to}${rawQuery === '' ? '' : `?${rawQuery}`}`)
+        .send();
+    },
+  });
+}
+
+/** A member's own pages (members.md §3, §4): profile and personal tokens, password, set-password links, reset by mail. */
+export const MEMBER_ACCOUNT_ROUTES: readonly Route[] = [
+  memberPage({
+    name: 'profile',
+    template: '/accounts/profile/',
+    match: fixedPaths('/accounts/profile/'),
+    methods: ['GET', 'POST'],
+    requires: 'member',
+    handle: (m) => (m.ex.facts.method === 'POST' ? submitProfile(m) : showProfile(m)),
+  }),
+  memberPage({
+    name: 'new member token',
+    template: '/accounts/profile/tokens/',
+    match: fixedPaths('/accounts/profile/tokens/'),
+    methods: ['POST'],
+    requires: 'member',
+    handle: submitNewToken,
+  }),
+  memberPage({
+    name: 'revoke member token',
+    template: '/accounts/profile/tokens/{id}/revoke/',
+    match: revokedId,
+    methods: ['POST'],
+    requires: 'member',
+    handle: submitRevokeToken,
+  }),
+  memberPage({
+    name: 'password change',
+    template: '/accounts/password/',
+    match: fixedPaths('/accounts/password/'),
+    methods: ['GET', 'POST'],
+    requires: 'member',
+    handle: (m) => (m.ex.facts.method === 'POST' ? submitPassword(m) : showPassword(m)),
+  }),
+  // Before the link's page: "done" is no token (43 characters), but say it first anyway.
+  memberPage({
+    name: 'password set',
+    template: '/accounts/set-password/done/',
+    match: fixedPaths('/accounts/set-password/done/'),
+    methods: ['GET'],
+    requires: 'anyone',
+    handle: showPasswordSet,
+  }),
+  // The link's holder may be logged out, or logged in as someone else: the form is tied to the pre-session cookie.
+  memberPage({
+    name: 'set password',
+    template: '/accounts/set-password/{token}/',
+    match: linkToken,
+    methods: ['GET', 'POST'],
+    requires: 'anyone',
+    preSession: true,
+    handle: (m) => (m.ex.facts.method === 'POST' ? submitSetPassword(m) : showSetPassword(m)),
+  }),
+  memberPage({
+    name: 'password reset',
+    template: '/accounts/password/reset/',
+    match: fixedPaths('/accounts/password/reset/'),
+    methods: ['GET', 'POST'],
+    requires: 'anyone',
+    preSession: true,
+    handle: (m) => (m.ex.facts.method === 'POST' ? submitReset(m) : showReset(m)),
+  }),
+  memberPage({
+    name: 'password reset sent',
+    template: '/accounts/password/reset/done/',
+    match: fixedPaths('/accounts/password/reset/done/'),
+    methods: ['GET'],
+    requires: 'anyone',
+    handle: showResetSent,
+  }),
+  originalAddress('original profile', ['/accounts/profile', '/accounts/edit', '/accounts/edit/'], '/accounts/profile/'),
+  originalAddress('original password change', ['/accounts/passwd/', '/accounts/passwd'], '/accounts/password/'),
+  originalAddress('original password reset', ['/auth/password_reset/', '/auth/password_reset'], '/accounts/password/reset/'),
+];
