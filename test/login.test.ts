@@ -89,6 +89,16 @@ describe('password login', () => {
     }
   });
 
+  it('ignores case in the full Unicode sense, as usernames are kept unique, and throttles the variants together', async () => {
+    const id = await addUser(db, { username: 'Straße', email: 'strasse@example.org', password: await hasher.hash(ALICE_PASSWORD) });
+    for (const typed of ['STRASSE', 'straße', 'Ｓｔｒａｓｓｅ']) {
+      const result = await logIn(db, hasher, { username: typed, password: ALICE_PASSWORD, client: HOME }, NOW);
+      assert.equal(result.kind === 'ok' && result.member.id, id, typed);
+    }
+    for (let i = 0; i < 5; i++) await logIn(db, hasher, { username: i % 2 ? 'STRASSE' : 'straße', password: 'wrong', client: HOME }, NOW + i);
+    assert.deepEqual(await logIn(db, hasher, { username: 'Strasse', password: ALICE_PASSWORD, client: HOME }, NOW + 5), { kind: 'throttled', retryAfterSeconds: 15 * 60 });
+  });
+
   it('logs in with the e-mail address in any case, unless several accounts share it', async () => {
     const result = await logIn(db, hasher, { username: 'alice@EXAMPLE.org', password: ALICE_PASSWORD, client: HOME }, NOW);
     assert.equal(result.kind === 'ok' && result.member.id, users.alice);

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { Db } from '../db/connection.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { createUser, foldCase } from '../resources/users.js';
 import { passwordProblem, type PasswordHasher } from './passwords.js';
+import { endSessionsOf } from './sessions.js';
 import { createPasswordLink, findPasswordLink, superuserExists, usePasswordLink, voidFirstSuperuserLinks, voidLinksOf, type LinkPurpose } from './links.js';
 
 /** What accounts need of passwords.ts' PasswordHasher: a new password's hash. */
@@ -83,13 +83,6 @@ export async function storePassword(db: Db, userId: number, hash: string, nowUs:
   await db.updateTable('users').set({ password: hash, edited_us: nowUs }).where('id', '=', userId).execute();
   await voidLinksOf(db, userId);
   await endSessionsOf(db, userId, keepSessionId);
-}
-
-/** Until sessions.ts is merged: its endSessionsOf, on the same table (ids stored as their SHA-256, hex). */
-async function endSessionsOf(db: Db, userId: number, keepId?: string): Promise<void> {
-  let query = db.deleteFrom('sessions').where('user_id', '=', userId);
-  if (keepId !== undefined) query = query.where('id_hash', '!=', createHash('sha256').update(keepId, 'utf8').digest('hex'));
-  await query.execute();
 }
 
 /** Throws PasswordRejected, saying which rule, when `password` breaks one (members.md §1). */

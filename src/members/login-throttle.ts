@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isIPv6 } from 'node:net';
 import { engineOf, type Db } from '../db/connection.js';
+import { foldCase } from '../resources/users.js';
 
 /*
  * Throttling of password logins (members.md §2), counted in login_failures so that every process
@@ -29,11 +30,13 @@ export const LOGIN_RULES: readonly Rule[] = [
 
 /**
  * The account a typed name stands for, as stored: the SHA-256 of the name as the login looks it
- * up (NFKC, trimmed, lowercased), so that "Alice" and "alice " count together and the table never
+ * up (NFKC, trimmed, case folded), so that "Alice" and "alice " count together and the table never
  * holds a name, which may be an e-mail address.
  */
 export function accountKey(typedName: string): string {
-  return createHash('sha256').update(typedName.normalize('NFKC').trim().toLowerCase(), 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(foldCase(typedName.normalize('NFKC').trim()), 'utf8')
+    .digest('hex');
 }
 
 /**

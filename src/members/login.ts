@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection.js';
+import { foldCase } from '../resources/users.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { clearLoginFailures, loginWait, recordLoginFailure } from './login-throttle.js';
 import type { PasswordHasher } from './passwords.js';
@@ -17,7 +18,6 @@ export interface LoginAttempt {
 interface Candidate {
   id: number;
   username: string;
-  email: string;
   password: string;
   is_active: number;
   is_superuser: number;
@@ -61,26 +61,28 @@ function isUsablePassword(stored: string): boolean {
 }
 
 /**
- * The user a typed name designates: the one whose username it is, ignoring case (as the original
- * looks it up; an exact match wins over other case variants, and several variants without one
- * designate nobody); else the one whose e-mail address it is, ignoring case, when no other user
- * has that address. The name is read as Django's login form does: NFKC, without surrounding spaces.
+ * The user a typed name designates: the one whose username it is, ignoring case in the full Unicode
+ * sense (foldCase, as the original looks it up and as usernames are kept unique; an exact match
+ * wins should two differ only in case); else the one whose e-mail address it is, ignoring case,
+ * when no other user has that address. The name is read as Django's login form does: NFKC,
+ * without surrounding spaces. SQL's lower() folds only ASCII on SQLite and under PostgreSQL's "C"
+ * collation, so names are compared here: one scan of two short columns, next to a hashing that
+ * costs far more, and never for a throttled attempt.
  */
 async function findLoginUser(db: Db, typedName: string): Promise<Candidate | null> {
   const name = typedName.normalize('NFKC').trim();
   if (name === '') return null;
-  const folded = name.toLowerCase();
-  // lower() folds ASCII on both engines: these are the candidates; JavaScript compares exactly.
-  const candidates = await db
+  const folded = foldCase(name);
+  const names = await db.selectFrom('users').select(['id', 'username', 'email']).orderBy('id').execute();
+  const byUsername = names.filter((user) => foldCase(user.username) === folded);
+  const byEmail = names.filter((user) => user.email !== '' && foldCase(user.email) === folded);
+  const chosen =
+    byUsername.length > 0 ? (byUsername.find((user) => user.username === name) ?? (byUsername.length === 1 ? byUsername[0] : null)) : byEmail.length === 1 ? byEmail[0] : null;
+  if (chosen === null) return null;
+  const user = await db
     .selectFrom('users')
-    .select(['id', 'username', 'email', 'password', 'is_active', 'is_superuser', 'first_name', 'last_name'])
-    .where((eb) => eb.or([eb(eb.fn('lower', ['username']), '=', folded), eb(eb.fn('lower', ['email']), '=', folded), eb('username', '=', name)]))
-    .orderBy('id')
-    .execute();
-  const exact = candidates.find((user) => user.username === name);
-  if (exact) return exact;
-  const byUsername = candidates.filter((user) => user.username.toLowerCase() === folded);
-  if (byUsername.length > 0) return byUsername.length === 1 ? byUsername[0] : null;
-  const byEmail = candidates.filter((user) => user.email.toLowerCase() === folded);
-  return byEmail.length === 1 ? byEmail[0] : null;
+    .select(['id', 'username', 'password', 'is_active', 'is_superuser', 'first_name', 'last_name'])
+    .where('id', '=', chosen.id)
+    .executeTakeFirst();
+  return user ?? null;
 }
