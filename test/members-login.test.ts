@@ -71,6 +71,16 @@ describe('logging in and out', () => {
     assert.match(String(res.headers['set-cookie']), /^csrftoken=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Lax; Path=\/$/);
   });
 
+  it('answers other methods with a 405 page, and the path without its slash with a 301', async () => {
+    const put = await request(base, '/accounts/login/', { method: 'PUT', body: '' });
+    assert.equal(put.status, 405);
+    assert.equal(put.headers.allow, 'GET, HEAD, POST');
+    assert.equal(put.headers['content-type'], 'text/html; charset=utf-8');
+    const bare = await request(base, '/accounts/logout?x=1');
+    assert.equal(bare.status, 301);
+    assert.equal(bare.headers.location, '/accounts/logout/?x=1');
+  });
+
   it('logs in: 303 to /, a session cookie HttpOnly, SameSite=Lax, Path=/, not Secure on HTTP; every page then names the member, private', async () => {
     const browser = new Browser(base);
     const page = await browser.get('/accounts/login/');
