@@ -1,3 +1,4 @@
+import os from 'node:os';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { CachedBodies } from './cache/cached-bodies.js';
 import { FastReads } from './cache/fast-path.js';
@@ -21,6 +22,7 @@ import { clientError, frameworkError } from './http/transport-errors.js';
 import { MqttBridge } from './live/mqtt.js';
 import { SpaceLive } from './live/space-live.js';
 import { AnnouncedWrites } from './live/writes.js';
+import { PasswordHasher } from './members/passwords.js';
 import { serializeRequest } from './log.js';
 import { RequestReader } from './request/facts.js';
 import { OpeningPositions } from './resources/openings.js';
@@ -28,9 +30,10 @@ import { ROUTES } from './routes/index.js';
 import { loadSpaceApi } from './spaceapi/config-file.js';
 import { TimeFormatter } from './time.js';
 import { Assets } from './web/assets.js';
+import { navOf, PRIVATE, viewerOf } from './handlers/viewer.js';
 import { htmlError } from './web/error-pages.js';
 import { PageTimes } from './web/format.js';
-import { HTML_HEADERS, type Site } from './web/layout.js';
+import { HTML_HEADERS, siteFor, type Site } from './web/layout.js';
 import { instrument } from './http/metrics.js';
 import type { DeliveryResult } from './live/webhooks.js';
 import type { AppMetrics } from './metrics/app-metrics.js';
@@ -76,7 +79,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const site: Site = { name: siteName(spaceApiSetup?.document, config), assets: new Assets(config.compressMinBytes) };
   const htmlErrors: HtmlError = (request, reply, status, body) => {
     const facts = reader.of(request.raw);
-    const page = htmlError(site, {
+    // A member's navigation when the handler had looked them up; a visitor's otherwise.
+    const page = htmlError(siteFor(site, navOf(facts, facts.viewer ?? null)), {
       method: request.method,
       target: facts.target,
       preferred: facts.preferred,
@@ -168,6 +172,12 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     feed: live.feed,
     writes,
     throttle: new FailureThrottle(),
+    hasher: new PasswordHasher({
+      iterations: config.members.passwordIterations,
+      concurrency: os.availableParallelism(),
+      queueLimit: config.members.hashQueue,
+      log: app.log,
+    }),
     openingPositions: new OpeningPositions(),
     openapi: () => (openapiDocument ??= openApiDocument(config)),
     ping: sharedPing(database, pingTimeoutOf(config)),
@@ -183,8 +193,14 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     // Requests still arriving on kept-alive connections while shutting down: come back shortly.
     if (closing) throw unavailable({ connection: 'close' });
     const facts = reader.of(request.raw);
+    // Whatever answers the holder of a session (a page, an error) may be built for a member.
+    if (facts.session !== null) reply.header('cache-control', PRIVATE);
     const routing = router.route(facts.target);
-    if (routing === null) return;
+    // The "not found" page of a member names them like any other page.
+    if (routing === null) {
+      if (facts.session !== null) await viewerOf({ facts, services });
+      return;
+    }
     if (routing.location !== undefined) return reply.code(301).header('location', routing.location).send();
     const { matched } = routing;
     request.routed = matched.route;

@@ -40,6 +40,12 @@ export class CachedBodies {
     return this.builds.run(`${key}\n${source.versions.join('.')}`, () => this.build(key, source, recipe)).then((built) => this.answerFrom(key, built, conditions));
   }
 
+  /** The answer to a GET or HEAD that no cache may keep (built for a member): built now, filed nowhere. */
+  fresh(snapshot: VersionSnapshot, conditions: ReadConditions, recipe: BodyRecipe): Promise<ReadAnswer> {
+    const source = sourceOf(snapshot, recipe.reads, recipe.kind);
+    return recipe.build().then((body) => this.answerFrom(null, new Representation(body, source), conditions));
+  }
+
   private build(key: string, source: RepresentationSource, recipe: BodyRecipe): Promise<Representation> {
     return recipe.build().then((body) => {
       const built = new Representation(body, source);
@@ -48,12 +54,12 @@ export class CachedBodies {
     });
   }
 
-  private answerFrom(key: string, representation: Representation, conditions: ReadConditions): Promise<ReadAnswer> {
+  private answerFrom(key: string | null, representation: Representation, conditions: ReadConditions): Promise<ReadAnswer> {
     const answer = readAnswer(representation, conditions, this.options, Date.now());
     if (answer !== undefined) return Promise.resolve(answer);
     // A coding not made yet: made once, then counted against the cache's bound.
     return readAnswerWhenReady(representation, conditions, this.options).then((ready) => {
-      this.cache.resize(key, representation);
+      if (key !== null) this.cache.resize(key, representation);
       return ready;
     });
   }

@@ -4,7 +4,9 @@ import { methodNotAllowed, notFound } from '../drf/errors.js';
 import { requireBase } from '../drf/links.js';
 import type { Exchange } from '../http/route.js';
 import { sendAnswer } from '../http/reply.js';
+import { siteFor } from '../web/layout.js';
 import type { PageContext } from '../web/page-context.js';
+import { navOf, PRIVATE, settleSessionCookie, viewerOf } from './viewer.js';
 
 /** A page outside the API, as its route declares it (routes/pages.ts): the tables it shows, what it is, and its builder. */
 export interface PageSpec<P> {
@@ -19,17 +21,21 @@ export interface PageSpec<P> {
 
 /**
  * GET and HEAD of a web page: through the response cache like the API's reads, so a repeated `/`
- * costs what a cached API read costs (the fast path answers it) and the same writes end it.
+ * costs what a cached API read costs (the fast path answers it) and the same writes end it. A
+ * visitor's page is the same for every visitor (its login link names the page); the holder of a
+ * session cookie gets a page built for them, kept by no cache (members.md §2).
  */
 export async function answerPage<P>(ex: Exchange<P>, page: PageSpec<P>): Promise<FastifyReply> {
   const { request, reply, facts, services } = ex;
   reply.headers(page.headers);
   if (facts.method !== 'GET' && facts.method !== 'HEAD') throw methodNotAllowed(facts.method);
   const base = requireBase(facts.base);
-  const { database, site, pageTimes, times } = services;
+  const { database, pageTimes, times } = services;
+  const viewer = facts.session === null ? null : await viewerOf(ex);
+  const site = siteFor(services.site, navOf(facts, viewer));
   // Read before the body is built, so that the body is at least as new as the versions it is filed under.
   const snapshot = await services.fast.versionsFor(facts);
-  const answer = await services.bodies.answer(facts.key!, snapshot, request.headers, {
+  const recipe = {
     reads: page.reads,
     kind: { headers: page.headers, type: page.type, maxAgeMs: page.maxAgeMs, route: ex.route.template },
     build: async () => {
@@ -37,6 +43,9 @@ export async function answerPage<P>(ex: Exchange<P>, page: PageSpec<P>): Promise
       if (body === undefined) throw notFound();
       return body;
     },
-  });
-  return sendAnswer(reply, answer);
+  };
+  if (facts.key !== null) return sendAnswer(reply, await services.bodies.answer(facts.key, snapshot, request.headers, recipe));
+  const answer = await services.bodies.fresh(snapshot, request.headers, recipe);
+  settleSessionCookie(reply, facts, viewer);
+  return sendAnswer(reply, { ...answer, headers: { ...answer.headers, 'cache-control': PRIVATE } });
 }

@@ -14,7 +14,8 @@ import { json } from '../json.js';
 import { openingHours, parseWeeks, spaceHoursRecord, WEEKS_MESSAGE } from '../resources/opening-hours.js';
 import { currentSpaceState, spaceStatusRecord } from '../resources/openings.js';
 import { browsablePage } from '../web/browsable.js';
-import { HTML_HEADERS, HTML_TYPE } from '../web/layout.js';
+import { HTML_HEADERS, HTML_TYPE, siteFor } from '../web/layout.js';
+import { navOf, PRIVATE, settleSessionCookie, viewerOf } from './viewer.js';
 
 /**
  * GET and HEAD on an API route: from the response cache when the tables the body was built from
@@ -28,7 +29,9 @@ export async function readApi(ex: Exchange<RouteMatch>, resolved: Resolved, base
   const html = resolved.media === 'html';
   // Read before the body is built, so that the body is at least as new as the versions it is filed under.
   const snapshot = await services.fast.versionsFor(facts);
-  const answer = await services.bodies.answer(facts.key!, snapshot, request.headers, {
+  // The holder of a session cookie: a browsable page shows who is logged in; nothing is filed under a shared key.
+  const viewer = html && facts.session !== null ? await viewerOf(ex) : null;
+  const recipe = {
     reads: readsOf(route),
     kind: html
       ? { headers: { ...headers, ...HTML_HEADERS }, type: HTML_TYPE, maxAgeMs: maxAgeOf(route), route: entry.template }
@@ -42,12 +45,22 @@ export async function readApi(ex: Exchange<RouteMatch>, resolved: Resolved, base
             ['Content-Type', 'application/json'],
             ['Vary', headers.vary],
           ] as const;
-          return browsablePage(services.site, { method: 'GET', target: rawPath + (rawQuery === '' ? '' : `?${rawQuery}`), base, status: 200, headers: shown, body });
+          return browsablePage(siteFor(services.site, navOf(facts, viewer)), {
+            method: 'GET',
+            target: rawPath + (rawQuery === '' ? '' : `?${rawQuery}`),
+            base,
+            status: 200,
+            headers: shown,
+            body,
+          });
         }
       : () => buildBody(services, resolved, base).then(json),
-  });
+  };
   if (html) reply.headers(HTML_HEADERS);
-  return sendAnswer(reply, answer);
+  if (facts.key !== null) return sendAnswer(reply, await services.bodies.answer(facts.key, snapshot, request.headers, recipe));
+  const answer = await services.bodies.fresh(snapshot, request.headers, recipe);
+  if (html) settleSessionCookie(reply, facts, viewer);
+  return sendAnswer(reply, { ...answer, headers: { ...answer.headers, 'cache-control': PRIVATE } });
 }
 
 /** The opening hours end at the time of the request: they may be served for a minute (web.md §3). */

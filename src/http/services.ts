@@ -6,6 +6,7 @@ import type { DatabaseHandle } from '../db/connection.js';
 import type { FailureThrottle } from '../drf/throttle.js';
 import type { SpaceFeed } from '../live/space-feed.js';
 import type { AnnouncedWrites } from '../live/writes.js';
+import type { PasswordHasher } from '../members/passwords.js';
 import type { RequestReader } from '../request/facts.js';
 import type { OpeningPositions } from '../resources/openings.js';
 import type { SpaceApiSetup } from '../spaceapi/config-file.js';
@@ -28,6 +29,8 @@ export interface Services {
   readonly feed: SpaceFeed;
   readonly writes: AnnouncedWrites;
   readonly throttle: FailureThrottle;
+  /** The process's one password hasher: its bound on hashings at once is per process (members.md §1). */
+  readonly hasher: PasswordHasher;
   readonly openingPositions: OpeningPositions;
   /** The OpenAPI document served at /api/schema/, built on first request. */
   readonly openapi: () => unknown;

@@ -6,7 +6,9 @@ import { baseUrlOf } from '../drf/links.js';
 import { preferredMedia, type Media } from '../drf/negotiation.js';
 import { sortedQuery, type QueryPair } from '../drf/query.js';
 import { parseTarget, type Target } from '../drf/request.js';
+import type { MemberSession } from '../members/sessions.js';
 import { hashSecret } from '../resources/tokens.js';
+import { cookieName, cookieValue, isHttps } from './cookies.js';
 import { forwardedOrigin, proxyTrust } from './proxy-trust.js';
 
 /**
@@ -30,6 +32,8 @@ export class RequestFacts {
   versions: Promise<VersionSnapshot> | undefined = undefined;
   /** A token the fast path could not vouch for (cache/known-tokens.ts). */
   tokenCheck: TokenCheck | undefined = undefined;
+  /** The member the session cookie names, once a handler looked it up (handlers/viewer.ts): null for none, undefined before. */
+  viewer: MemberSession | null | undefined = undefined;
 
   constructor(
     readonly method: string,
@@ -41,10 +45,12 @@ export class RequestFacts {
     readonly preferred: Media | null,
     /** The cache entry's variant: the preferred media on an API route, `page` elsewhere. */
     readonly variant: Variant | null,
-    /** The cache key of a GET or HEAD (everything its body depends on); null for other methods or when unknowable. */
+    /** The cache key of a GET or HEAD (everything its body depends on); null for other methods, when unknowable, or with a session cookie (an answer that may be built for a member). */
     readonly key: string | null,
     /** The SHA-256 of a well-formed `Token`/`Bearer` secret; null without one (a malformed header is the checks' 401). */
     readonly secretHash: string | null,
+    /** The session cookie's value (`session`, `__Host-session` on HTTPS) as sent, not yet checked; null without one. */
+    readonly session: string | null,
   ) {}
 }
 
@@ -105,14 +111,17 @@ export class RequestReader {
     const accept = request.headers.accept;
     const preferred = preferredMedia(accept);
     const variant: Variant | null = isApiPath(target.rawPath) ? preferred : 'page';
-    const key = base !== null && variant !== null && (method === 'GET' || method === 'HEAD') ? cacheKey(base, target.rawPath, target.query, variant) : null;
+    // An answer to a session's holder may be built for a member: never filed under a shared key.
+    const cookie = request.headers.cookie;
+    const session = cookie === undefined ? null : cookieValue(cookie, isHttps(base) ? HTTPS_SESSION_COOKIE : SESSION_COOKIE);
+    const key = session === null && base !== null && variant !== null && (method === 'GET' || method === 'HEAD') ? cacheKey(base, target.rawPath, target.query, variant) : null;
     const authorization = request.headers.authorization;
     let secretHash: string | null = null;
     if (authorization !== undefined) {
       const secret = presentedSecret(authorization);
       if (typeof secret === 'string' && secret !== '') secretHash = hashSecret(secret);
     }
-    const facts = new RequestFacts(method, target, base, preferred, variant, key, secretHash);
+    const facts = new RequestFacts(method, target, base, preferred, variant, key, secretHash, session);
     (request as Partial<ArrivedRequest>).facts = facts;
     return facts;
   }
@@ -135,6 +144,10 @@ export class RequestReader {
     return baseUrlOf({ protocol, host: undefined, localAddress, localPort }, this.config);
   }
 }
+
+/** The session cookie's name (members.md §2). */
+export const SESSION_COOKIE = 'session';
+const HTTPS_SESSION_COOKIE = cookieName(SESSION_COOKIE, true);
 
 /** Under /api/ every path is the API's, but for its reference, a page (web.md §4). */
 function isApiPath(rawPath: string): boolean {

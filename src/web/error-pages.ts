@@ -1,6 +1,8 @@
 import type { Media } from '../drf/negotiation.js';
 import { lastValue } from '../drf/query.js';
 import type { Target } from '../drf/request.js';
+import { STATUS_CODES } from 'node:http';
+import { messagePage } from './accounts.js';
 import { browsablePage } from './browsable.js';
 import type { Site } from './layout.js';
 import { notFoundPage } from './not-found.js';
@@ -35,7 +37,8 @@ export function htmlError(site: Site, error: ErrorAnswer): Buffer | null {
     if (lastValue(query, 'format') === 'json' || /\.json\/?$/.test(rawPath)) return null;
   }
   if (error.status === 404) return notFoundPage(site, rawPath, detailOf(error.body));
-  if (!rawPath.startsWith('/api/')) return null;
+  if (!rawPath.startsWith('/api/'))
+    return isPage ? messagePage(site, { title: STATUS_CODES[error.status] ?? 'Error', message: detailOf(error.body) ?? 'The request could not be answered.' }) : null;
   const shown = (['allow', 'vary'] as const).filter((name) => typeof error.headers[name] === 'string').map((name) => [headerName(name), String(error.headers[name])] as const);
   return browsablePage(site, {
     method: error.method,

@@ -1,3 +1,4 @@
+import { loginUrl } from '../request/next-path.js';
 import type { Assets } from './assets.js';
 import { html, type Html } from './html.js';
 
@@ -8,15 +9,36 @@ import { html, type Html } from './html.js';
  */
 export const HTML_HEADERS = {
   'content-security-policy':
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; font-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
 } as const;
 
 export const HTML_TYPE = 'text/html; charset=utf-8';
 
-/** What every page shares: the site's name and its assets. */
+/** What every page shares: the site's name and its assets; and, for one request, who looks at it. */
 export interface Site {
   name: string;
   assets: Assets;
+  /** The navigation's account part; a visitor's (with no way back) when absent. */
+  nav?: AccountNav;
+}
+
+/**
+ * The account part of the navigation (members.md §2): a member's name, profile link and log-out
+ * button (a form with its CSRF token), or a visitor's log-in link, with `next` = the page when it
+ * is a GET page. A visitor's is the same for every visitor of a page: anonymous pages stay cached.
+ */
+export type AccountNav = { member: { name: string; csrf: string } } | { member: null; next: string | null };
+
+/** The site as a page built for one request shows it. */
+export function siteFor(site: Site, nav: AccountNav): Site {
+  return { ...site, nav };
+}
+
+function accountNav(nav: AccountNav | undefined): Html {
+  if (nav?.member) {
+    return html`<ul class="account"><li><a href="/accounts/profile/" id="member">${nav.member.name}</a></li><li><form method="post" action="/accounts/logout/" class="logout"><input type="hidden" name="csrfmiddlewaretoken" value="${nav.member.csrf}"><button type="submit">Log out</button></form></li></ul>`;
+  }
+  return html`<ul class="account"><li><a href="${loginUrl(nav?.next ?? '/')}" id="login">Log in</a></li></ul>`;
 }
 
 export interface PageParts {
@@ -46,7 +68,7 @@ ${live ? html`<script src="${site.assets.url('live.js')}" defer></script>` : ''}
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="site-header">
 <a class="site-name" href="/">${site.name}</a>
-<nav aria-label="Site"><ul><li><a href="/">Dashboard</a></li><li><a href="/api/">API</a></li><li><a href="/api/docs/">API reference</a></li><li><a href="/events.ics">Calendar</a></li></ul></nav>
+<nav aria-label="Site"><ul><li><a href="/">Dashboard</a></li><li><a href="/api/">API</a></li><li><a href="/api/docs/">API reference</a></li><li><a href="/events.ics">Calendar</a></li></ul>${accountNav(site.nav)}</nav>
 </header>
 <main id="main"${mainClass ? html` class="${mainClass}"` : ''}>
 ${main}

@@ -1,0 +1,70 @@
+import { CSRF_FIELD } from '../request/csrf.js';
+import { html, type Html } from './html.js';
+import { layout, type Site } from './layout.js';
+
+/** The pages of logging in and out (members.md §2), and the short pages a member's form may answer with. */
+
+/** What the login form shows: the typed username (never the password), where to go after, and why it is shown again. */
+export interface LoginForm {
+  csrf: string;
+  username: string;
+  /** `next`, already checked (request/next-path.ts). */
+  next: string;
+  /** Why the form is shown again ("Wrong username or password."), or null. */
+  error: Html | string | null;
+  /** No superuser exists yet: say how to make the first one. */
+  noSuperuser: boolean;
+  /** The member already logged in, if any. */
+  loggedInAs: string | null;
+}
+
+export function loginPage(site: Site, form: LoginForm): Buffer {
+  const main = html`<section class="account-form" aria-labelledby="login-heading">
+<h1 id="login-heading">Log in</h1>
+${form.loggedInAs !== null ? html`<p class="notice">You are logged in as ${form.loggedInAs}. Logging in again replaces that session.</p>` : ''}
+${form.error !== null ? html`<p class="form-error" role="alert" id="login-error">${form.error}</p>` : ''}
+<form method="post" action="/accounts/login/" class="stacked"${form.error !== null ? html` aria-describedby="login-error"` : ''}>
+<input type="hidden" name="${CSRF_FIELD}" value="${form.csrf}">
+<input type="hidden" name="next" value="${form.next}">
+<p><label for="username">Username or e-mail address</label>
+<input id="username" name="username" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required value="${form.username}"${form.error !== null || form.username === '' ? html` autofocus` : ''}></p>
+<p><label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required></p>
+<p><button type="submit">Log in</button></p>
+</form>
+${
+  form.noSuperuser
+    ? html`<aside class="notice" aria-labelledby="first-superuser-heading"><h2 id="first-superuser-heading">A new installation</h2>
+<p>No member can manage this site yet. Make the first superuser from the command line, on the server:</p>
+<pre><code>hackerspace-api user create NAME --email ADDRESS --superuser</code></pre>
+<p>It prints a link to set their password. The log of <code>serve</code> also shows a one-time link that creates the first superuser.</p></aside>`
+    : ''
+}
+</section>`;
+  return layout(site, { title: 'Log in', main });
+}
+
+/** `GET /accounts/logout/`: the button, never the logging out itself (a link or a prefetch must not log anyone out). */
+export function logoutPage(site: Site, member: { name: string; csrf: string } | null): Buffer {
+  const main =
+    member === null
+      ? html`<section class="account-form" aria-labelledby="logout-heading"><h1 id="logout-heading">Log out</h1>
+<p>You are not logged in. <a href="/accounts/login/">Log in</a>.</p></section>`
+      : html`<section class="account-form" aria-labelledby="logout-heading"><h1 id="logout-heading">Log out</h1>
+<p>You are logged in as ${member.name}.</p>
+<form method="post" action="/accounts/logout/" class="stacked">
+<input type="hidden" name="${CSRF_FIELD}" value="${member.csrf}">
+<p><button type="submit">Log out</button></p>
+</form></section>`;
+  return layout(site, { title: 'Log out', main });
+}
+
+/** A short page for an answer that is not the page asked for: a refused form, a wait, a bad request. */
+export function messagePage(site: Site, { title, message }: { title: string; message: Html | string }): Buffer {
+  const main = html`<section class="message" aria-labelledby="message-heading">
+<h1 id="message-heading">${title}</h1>
+<p>${message}</p>
+<p><a href="/">Back to the dashboard</a></p>
+</section>`;
+  return layout(site, { title, main });
+}
