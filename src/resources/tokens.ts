@@ -60,6 +60,12 @@ export async function revokeToken(db: Db, nameOrId: string, nowUs: number): Prom
   return toInfo({ ...row, revoked_us: nowUs });
 }
 
+/** Revokes the active token with this id (the admin page's button: an id, never a name); false when there is none. */
+export async function revokeTokenById(db: Db, id: number, nowUs: number): Promise<boolean> {
+  const result = await db.updateTable('api_tokens').set({ revoked_us: nowUs }).where('id', '=', id).where('revoked_us', 'is', null).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /** The active token whose secret this is, or undefined. */
 export async function findToken(db: Db, secret: string): Promise<TokenInfo | undefined> {
   const hash = hashSecret(secret);

@@ -1,0 +1,287 @@
+import type { FastifyReply } from 'fastify';
+import { lastValue } from '../drf/query.js';
+import type { Db } from '../db/connection.js';
+import { linkForMember } from '../members/accounts.js';
+import {
+  AdminError,
+  listAllMemberTokens,
+  revokeAnyMemberToken,
+  memberForAdmin,
+  searchMembers,
+  updateMemberAccount,
+  type MemberChanges,
+  type MemberForAdmin,
+} from '../members/admin.js';
+import { LINK_VALIDITY_US, setPasswordPath } from '../members/links.js';
+import { createGroup, deleteGroup, listGroups, renameGroup, RIGHTS, RightsError, setGroupRights, type GroupInfo } from '../members/rights.js';
+import { recordAudit } from '../resources/audit.js';
+import { createToken, listTokens, revokeTokenById, TokenError } from '../resources/tokens.js';
+import { countUsers } from '../resources/users.js';
+import { field, type Form } from '../request/form.js';
+import { adminHomePage, groupEditPage, groupsPage, memberEditPage, membersPage, tokensPage, type Flash, type MadeLink } from '../web/admin-pages.js';
+import { notFoundPage } from '../web/not-found.js';
+import { seeOther, sendPage, type MemberExchange } from './member-pages.js';
+
+/**
+ * The superusers' admin pages (members.md §4, `/accounts/admin/`). The route entries
+ * (routes/admin.ts) require a superuser, so each handler here runs for one, with the POST's
+ * Origin and CSRF token already checked. Each change is one announced write transaction (the
+ * users table's version moves, so cached pages and API answers end) with its audit entry, named
+ * after the member and the web.
+ */
+
+type Admin<P = unknown> = MemberExchange<P>;
+
+/** What a confirmation redirect (`?done=`) says on the page it lands on. */
+const DONE: Readonly<Record<string, string>> = {
+  saved: 'Saved.',
+  created: 'Created.',
+  deleted: 'Deleted.',
+  revoked: 'Revoked.',
+};
+
+function flashOfQuery(m: Admin): Flash | null {
+  const done = lastValue(m.ex.facts.target.query, 'done');
+  return done !== undefined && Object.hasOwn(DONE, done) ? { kind: 'done', text: DONE[done] } : null;
+}
+
+function viewerId(m: Admin): number {
+  return m.viewer!.member.id;
+}
+
+/** A change made here, in the same transaction, with the audit entry that names who made it from the web. */
+function adminWrite<T>(m: Admin, collection: string, work: (trx: Db) => Promise<T>, recordId: (result: T) => number | null): Promise<T> {
+  return m.ex.services.writes.run(async (trx) => {
+    const result = await work(trx);
+    await recordAudit(trx, {
+      timeUs: m.nowUs,
+      tokenId: null,
+      tokenName: `web:${m.viewer!.member.username}`,
+      method: 'POST',
+      path: m.ex.facts.target.rawPath,
+      collection,
+      recordId: recordId(result),
+      status: 200,
+    });
+    return result;
+  });
+}
+
+function notFound(m: Admin): FastifyReply {
+  return sendPage(m.ex.reply, 404, notFoundPage(m.site, m.ex.facts.target.rawPath));
+}
+
+function db(m: Admin): Db {
+  return m.ex.services.database.db;
+}
+
+export async function showAdminHome(m: Admin): Promise<FastifyReply> {
+  const members = await countUsers(db(m));
+  const groups = (await listGroups(db(m))).length;
+  const operator = (await listTokens(db(m))).filter((t) => t.revokedUs === null).length;
+  const personal = (await listAllMemberTokens(db(m))).filter((t) => t.revokedUs === null).length;
+  return sendPage(m.ex.reply, 200, adminHomePage(m.site, { members, groups, tokens: operator + personal }));
+}
+
+export async function showMembers(m: Admin): Promise<FastifyReply> {
+  const { query } = m.ex.facts.target;
+  const q = (lastValue(query, 'q') ?? '').slice(0, 150);
+  const page = Number.parseInt(lastValue(query, 'page') ?? '1', 10);
+  const search = await searchMembers(db(m), q, Number.isFinite(page) ? page : 1);
+  return sendPage(m.ex.reply, 200, membersPage(m.site, q, search));
+}
+
+/** `/accounts/admin/members/<id>/`: GET shows the form, POST saves it. */
+export async function memberAccount(m: Admin<number>): Promise<FastifyReply> {
+  const member = await memberForAdmin(db(m), m.ex.params);
+  if (!member) return notFound(m);
+  const groups = await listGroups(db(m));
+  const self = member.id === viewerId(m);
+  if (m.ex.facts.method !== 'POST') {
+    return sendPage(m.ex.reply, 200, memberEditPage(m.site, { member, groups, csrf: m.csrf, flash: flashOfQuery(m), link: null, self }));
+  }
+  const changes = memberChangesOf(m.form, groups);
+  try {
+    await adminWrite(
+      m,
+      'users',
+      (trx) => updateMemberAccount(trx, viewerId(m), member.id, changes, m.nowUs),
+      () => member.id,
+    );
+  } catch (error) {
+    if (!(error instanceof AdminError || error instanceof RightsError)) throw error;
+    // The typed values are kept; nothing was saved.
+    const typed: MemberForAdmin = {
+      ...member,
+      active: changes.active,
+      hasKey: changes.hasKey,
+      superuser: changes.superuser,
+      groupIds: [...changes.groupIds],
+      directRights: [...changes.directRights],
+    };
+    return sendPage(m.ex.reply, 422, memberEditPage(m.site, { member: typed, groups, csrf: m.csrf, flash: { kind: 'error', text: error.message }, link: null, self }));
+  }
+  return seeOther(m.ex.reply, `/accounts/admin/members/${member.id}/?done=saved`);
+}
+
+/** The form's checkboxes: present (`on`) when ticked, absent when not, as browsers send them. */
+function ticked(form: Form, name: string): boolean {
+  return form.has(name);
+}
+
+function memberChangesOf(form: Form, groups: readonly GroupInfo[]): MemberChanges {
+  return {
+    active: ticked(form, 'is_active'),
+    hasKey: ticked(form, 'has_key'),
+    superuser: ticked(form, 'is_superuser'),
+    groupIds: groups.filter((g) => ticked(form, `group_${g.id}`)).map((g) => g.id),
+    directRights: RIGHTS.filter((r) => ticked(form, r)),
+  };
+}
+
+/** POST `/accounts/admin/members/<id>/link/`: a one-time link (an invitation, or a reset for a member who has a password), shown once. */
+export async function makeMemberLink(m: Admin<number>): Promise<FastifyReply> {
+  const member = await memberForAdmin(db(m), m.ex.params);
+  if (!member) return notFound(m);
+  const groups = await listGroups(db(m));
+  const self = member.id === viewerId(m);
+  if (!member.active) {
+    const flash: Flash = { kind: 'error', text: 'This member is inactive: activate them first, a link does not work for an inactive account.' };
+    return sendPage(m.ex.reply, 422, memberEditPage(m.site, { member, groups, csrf: m.csrf, flash, link: null, self }));
+  }
+  const made = await adminWrite(
+    m,
+    'users',
+    (trx) => linkForMember(trx, { id: member.id, username: member.username, hasUsablePassword: member.hasUsablePassword }, m.nowUs),
+    () => member.id,
+  );
+  const purpose = made.purpose === 'reset' ? 'reset' : 'invitation';
+  const link: MadeLink = { url: `${m.ex.facts.base ?? ''}${setPasswordPath(made.token)}`, purpose, validHours: LINK_VALIDITY_US[purpose] / 3_600_000_000 };
+  return sendPage(m.ex.reply, 200, memberEditPage(m.site, { member, groups, csrf: m.csrf, flash: null, link, self }));
+}
+
+/** `/accounts/admin/groups/`: GET lists them, POST creates one. */
+export async function groups(m: Admin): Promise<FastifyReply> {
+  if (m.ex.facts.method !== 'POST') {
+    return sendPage(m.ex.reply, 200, groupsPage(m.site, { groups: await listGroups(db(m)), csrf: m.csrf, flash: flashOfQuery(m), newName: '' }));
+  }
+  const name = field(m.form, 'name');
+  try {
+    const id = await adminWrite(
+      m,
+      'groups',
+      (trx) => createGroup(trx, name),
+      (made) => made,
+    );
+    return seeOther(m.ex.reply, `/accounts/admin/groups/${id}/?done=created`);
+  } catch (error) {
+    if (!(error instanceof RightsError)) throw error;
+    return sendPage(m.ex.reply, 422, groupsPage(m.site, { groups: await listGroups(db(m)), csrf: m.csrf, flash: { kind: 'error', text: error.message }, newName: name }));
+  }
+}
+
+/** `/accounts/admin/groups/<id>/`: GET shows the form, POST saves its name and its rights among the nine. */
+export async function group(m: Admin<number>): Promise<FastifyReply> {
+  const found = (await listGroups(db(m))).find((g) => g.id === m.ex.params);
+  if (!found) return notFound(m);
+  if (m.ex.facts.method !== 'POST') {
+    return sendPage(m.ex.reply, 200, groupEditPage(m.site, { group: found, csrf: m.csrf, flash: flashOfQuery(m), name: found.name }));
+  }
+  const name = field(m.form, 'name');
+  const rights = RIGHTS.filter((r) => ticked(m.form, r));
+  try {
+    await adminWrite(
+      m,
+      'groups',
+      async (trx) => {
+        await renameGroup(trx, found.id, name);
+        await setGroupRights(trx, found.id, rights);
+      },
+      () => found.id,
+    );
+  } catch (error) {
+    if (!(error instanceof RightsError)) throw error;
+    const typed: GroupInfo = { ...found, rights };
+    return sendPage(m.ex.reply, 422, groupEditPage(m.site, { group: typed, csrf: m.csrf, flash: { kind: 'error', text: error.message }, name }));
+  }
+  return seeOther(m.ex.reply, `/accounts/admin/groups/${found.id}/?done=saved`);
+}
+
+/** POST `/accounts/admin/groups/<id>/delete/`. */
+export async function removeGroup(m: Admin<number>): Promise<FastifyReply> {
+  const found = (await listGroups(db(m))).find((g) => g.id === m.ex.params);
+  if (!found) return notFound(m);
+  await adminWrite(
+    m,
+    'groups',
+    (trx) => deleteGroup(trx, found.id),
+    () => found.id,
+  );
+  return seeOther(m.ex.reply, '/accounts/admin/groups/?done=deleted');
+}
+
+async function tokensAnswer(
+  m: Admin,
+  status: number,
+  flash: Flash | null,
+  created: { name: string; scope: string; secret: string } | null,
+  newName: string,
+): Promise<FastifyReply> {
+  const times = m.ex.services.pageTimes;
+  const view = {
+    operatorTokens: await listTokens(db(m)),
+    memberTokens: await listAllMemberTokens(db(m)),
+    csrf: m.csrf,
+    flash,
+    created,
+    newName,
+    date: (micros: number) => times.date(micros),
+  };
+  return sendPage(m.ex.reply, status, tokensPage(m.site, view));
+}
+
+/** `/accounts/admin/tokens/`: GET lists every token, POST creates an operator token and shows its secret once. */
+export async function tokens(m: Admin): Promise<FastifyReply> {
+  if (m.ex.facts.method !== 'POST') return tokensAnswer(m, 200, flashOfQuery(m), null, '');
+  const name = field(m.form, 'name');
+  const scope = field(m.form, 'scope');
+  try {
+    const made = await adminWrite(
+      m,
+      'tokens',
+      (trx) => createToken(trx, name, scope, m.nowUs),
+      (result) => result.token.id,
+    );
+    return tokensAnswer(m, 200, { kind: 'done', text: 'Created.' }, { name: made.token.name, scope: made.token.scope, secret: made.secret }, '');
+  } catch (error) {
+    if (!(error instanceof TokenError)) throw error;
+    const text = error.message.charAt(0).toUpperCase() + error.message.slice(1) + '.';
+    return tokensAnswer(m, 422, { kind: 'error', text }, null, name);
+  }
+}
+
+/** POST `/accounts/admin/tokens/<id>/revoke/`. */
+export async function revokeOperatorToken(m: Admin<number>): Promise<FastifyReply> {
+  const active = (await listTokens(db(m))).find((t) => t.id === m.ex.params && t.revokedUs === null);
+  if (!active) return notFound(m);
+  await adminWrite(
+    m,
+    'tokens',
+    (trx) => revokeTokenById(trx, active.id, m.nowUs),
+    () => active.id,
+  );
+  return seeOther(m.ex.reply, '/accounts/admin/tokens/?done=revoked');
+}
+
+/** POST `/accounts/admin/member-tokens/<id>/revoke/`. */
+export async function revokePersonalToken(m: Admin<number>): Promise<FastifyReply> {
+  const active = (await listAllMemberTokens(db(m))).find((t) => t.id === m.ex.params && t.revokedUs === null);
+  if (!active) return notFound(m);
+  await adminWrite(
+    m,
+    'member_tokens',
+    (trx) => revokeAnyMemberToken(trx, m.ex.params, m.nowUs),
+    () => m.ex.params,
+  );
+  return seeOther(m.ex.reply, '/accounts/admin/tokens/?done=revoked');
+}
