@@ -7,6 +7,9 @@
 //   dashboard-390.png    `/` at 390 px wide (a phone)
 //   dashboard-1280.png   `/` at 1280 px wide
 //   project.png          a project's page at 1280 px
+//   login.png            the login page at 1280 px
+//   profile.png          a member's profile at 1280 px: a member made with `user create`, whose
+//                        password is set through the link it prints, logged in with the keyboard
 // Then stops the demo (its whole process group). Any failure exits non-zero.
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -114,6 +117,47 @@ async function shoot(browser, url, file, width) {
   }
 }
 
+/** A new member through the CLI, as the README says (`user create` prints a set-password link): the link's path. */
+function createMember(env) {
+  const out = execFileSync(process.execPath, [path.join(ROOT, 'dist', 'hackerspace-api.mjs'), 'user', 'create', 'ada', '--email', 'ada@example.org'], {
+    cwd: ROOT,
+    env: { ...env, DATABASE_URL: 'sqlite:data/demo.sqlite' },
+    encoding: 'utf8',
+  });
+  const link = /\/accounts\/set-password\/[^/\s]+\//.exec(out);
+  if (!link) throw new Error(`user create printed no link: ${out}`);
+  return link[0];
+}
+
+/** Sets the member's password through the link, shoots the login page, logs in with the keyboard and shoots the profile. */
+async function shootMember(browser, base, linkPath) {
+  const password = 'analytical engine 1843';
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light', reducedMotion: 'reduce' });
+  try {
+    const page = await context.newPage();
+    await page.goto(base + linkPath);
+    await page.fill('input[name="new_password1"]', password);
+    await page.fill('input[name="new_password2"]', password);
+    await Promise.all([page.waitForURL((url) => !url.pathname.startsWith(linkPath)), page.keyboard.press('Enter')]);
+    await page.goto(`${base}/accounts/login/?next=/accounts/profile/`);
+    await page.evaluate('document.fonts.ready.then(() => true)');
+    await page.screenshot({ path: path.join(OUT, 'login.png'), fullPage: true });
+    console.log('wrote docs/screenshots/login.png');
+    await page.fill('input[name="username"]', 'ada');
+    await page.fill('input[name="password"]', password);
+    await Promise.all([page.waitForURL((url) => url.pathname === '/accounts/profile/'), page.keyboard.press('Enter')]);
+    await page.fill('input[name="first_name"]', 'Ada');
+    await page.fill('input[name="last_name"]', 'Lovelace');
+    await page.fill('textarea[name="description"]', 'Works on the **analytical engine**. Ask me about punched cards.');
+    await Promise.all([page.waitForURL((url) => url.search.includes('saved')), page.click('button[value="save"]')]);
+    await page.evaluate('document.fonts.ready.then(() => true)');
+    await page.screenshot({ path: path.join(OUT, 'profile.png'), fullPage: true });
+    console.log('wrote docs/screenshots/profile.png');
+  } finally {
+    await context.close();
+  }
+}
+
 async function main() {
   let server;
   let browser;
@@ -126,6 +170,7 @@ async function main() {
     await shoot(browser, `${server.base}/`, path.join(OUT, 'dashboard-390.png'), 390);
     await shoot(browser, `${server.base}/`, path.join(OUT, 'dashboard-1280.png'), 1280);
     await shoot(browser, `${server.base}${await projectPath(server.base)}`, path.join(OUT, 'project.png'), 1280);
+    await shootMember(browser, server.base, createMember(env));
   } finally {
     await browser?.close();
     await server?.stop();
