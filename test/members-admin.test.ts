@@ -238,6 +238,28 @@ describe('admin pages', () => {
     assert.match(again.body, /already exists/);
   });
 
+  it("lists every member's personal tokens with their owner, and revokes one", async () => {
+    const db = server.database.db;
+    const now = Date.now() * 1000;
+    const made = await db
+      .insertInto('member_tokens')
+      .values({ user_id: bobId, name: `laptop ${SCRIPT}`, secret_hash: 'b'.repeat(64), created_us: now, last_used_us: null, revoked_us: null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const root = await logIn(base, 'root', PASSWORD);
+    const page = await root.get('/accounts/admin/tokens/');
+    assert.match(page.body, /<caption>Members' personal tokens<\/caption>/);
+    assert.ok(page.body.includes(`<a href="/accounts/admin/members/${bobId}/">bob</a>`));
+    assert.ok(page.body.includes('laptop &lt;script&gt;'));
+    assert.ok(!page.body.includes('b'.repeat(64)), 'never the hash');
+    const revoked = await root.post(`/accounts/admin/member-tokens/${made.id}/revoke/`, { csrfmiddlewaretoken: csrfOf(page.body) });
+    assert.equal(revoked.status, 303);
+    const row = await db.selectFrom('member_tokens').select('revoked_us').where('id', '=', made.id).executeTakeFirstOrThrow();
+    assert.notEqual(row.revoked_us, null);
+    const again = await root.post(`/accounts/admin/member-tokens/${made.id}/revoke/`, { csrfmiddlewaretoken: csrfOf(page.body) });
+    assert.equal(again.status, 404, 'a revoked token is not revoked twice');
+  });
+
   it('refuses a form without the token, with a wrong one or from another origin: 403, nothing changed', async () => {
     const root = await logIn(base, 'root', PASSWORD);
     const page = await memberPage(root, bobId);
