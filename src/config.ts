@@ -62,8 +62,6 @@ export interface MemberSettings {
   readonly hashQueue: number;
   /** A session lasts this long from its last use (SESSION_DAYS). */
   readonly sessionDays: number;
-  /** SIGNUP: `open` adds the original's sign-up form; `closed` (the default): members are invited. */
-  readonly signup: 'open' | 'closed';
   /** Sending invitations and resets (SMTP_URL, MAIL_FROM); null without mail. */
   readonly mail: MailSettings | null;
 }
@@ -422,7 +420,6 @@ function readMembers(env: Env): MemberSettings {
     passwordIterations: readInteger(env, 'PASSWORD_ITERATIONS', 1_200_000, 1000, 100_000_000),
     hashQueue: readInteger(env, 'HASH_QUEUE', 256, 0, 100_000),
     sessionDays: readInteger(env, 'SESSION_DAYS', 14, 1, 3650),
-    signup: readChoice(env, 'SIGNUP', 'closed', ['open', 'closed'] as const),
     mail: readMail(env),
   });
 }

@@ -68,7 +68,6 @@ describe('configuration from the environment', () => {
       PASSWORD_ITERATIONS: '600000',
       HASH_QUEUE: '10',
       SESSION_DAYS: '30',
-      SIGNUP: 'open',
       SMTP_URL: 'smtp://mailer:p%3Ass@mail.example.org',
       MAIL_FROM: 'space@example.org',
       MQTT_TOPIC_PREFIX: ' spaces/urlab ',
@@ -115,7 +114,6 @@ describe('configuration from the environment', () => {
           passwordIterations: 600_000,
           hashQueue: 10,
           sessionDays: 30,
-          signup: 'open',
           // STARTTLS on the submission port when none is given.
           mail: { url: 'smtp://mail.example.org', host: 'mail.example.org', port: 587, secure: false, username: 'mailer', password: 'p:ss', from: 'space@example.org' },
         },
@@ -154,7 +152,6 @@ describe('configuration from the environment', () => {
       [{ SMTP_URL: 'smtp://mail.example.org', MAIL_FROM: 'Space <a@b.org>' }, 'MAIL_FROM', /address/],
       [{ MAIL_FROM: 'a@b.org' }, 'MAIL_FROM', /SMTP_URL/],
       [{ PASSWORD_ITERATIONS: '10' }, 'PASSWORD_ITERATIONS', /between/],
-      [{ SIGNUP: 'maybe' }, 'SIGNUP', /open, closed/],
       [{ MQTT_URL: 'mqtt://' }, 'MQTT_URL', /mqtt:\/\//],
       [{ MQTT_URL: 'mqtt://broker.example.org/space' }, 'MQTT_URL', /path/],
       [{ MQTT_URL: 'mqtt://broker.example.org?x=1' }, 'MQTT_URL', /query/],
