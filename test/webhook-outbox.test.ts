@@ -356,7 +356,8 @@ describe(`webhook outbox on ${TEST_ENGINE}`, () => {
     const exported = await runCli(['export'], { DATABASE_URL: fresh.url });
     assert.equal(exported.code, 0, exported.stderr);
     const models = new Set((JSON.parse(exported.stdout) as { model: string }[]).map((r) => r.model));
-    assert.deepEqual([...models].sort(), [...MODEL_ORDER].sort());
+    // (The auth models appear only when the database holds groups or permissions; this one holds none.)
+    assert.deepEqual([...models].sort(), MODEL_ORDER.filter((model) => !['auth.group', 'auth.permission', 'contenttypes.contenttype'].includes(model)).sort());
     assert.ok(!exported.stdout.includes(id) && !exported.stdout.includes('127.0.0.1'), 'no delivery in the export');
     await service.stop();
     assert.ok(!service.output().includes('path-secret') && !service.output().includes(SECRET), 'nothing secret in the logs');
