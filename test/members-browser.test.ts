@@ -58,6 +58,29 @@ describe('the members’ pages in a browser', () => {
     }
   });
 
+  it('script typed into every text field of the profile stays inert on the profile and the public page', async () => {
+    const hostile = '<script>window.pwned = 1</script><img src="x" onerror="window.pwned = 1">';
+    const watched = await watchedPage(browser, server.base);
+    try {
+      const { page } = watched;
+      await logInWithKeyboard(watched, '?next=/accounts/profile/');
+      for (const field of ['first_name', 'last_name']) await page.fill(`input[name="${field}"]`, `Ada ${hostile}`.slice(0, 150));
+      await page.fill('textarea[name="description"]', `Hello ${hostile} [x](javascript:window.pwned=1)`);
+      await page.check('input[name="show_name"]');
+      await Promise.all([page.waitForURL((url) => url.search.includes('saved')), page.click('button[value="save"]')]);
+      const id = await server.database.db.selectFrom('users').select('id').where('username', '=', USERNAME).executeTakeFirstOrThrow();
+      for (const path of ['/accounts/profile/', `/members/${id.id}/`]) {
+        const response = await page.goto(server.base + path);
+        assert.equal(response?.status(), 200, path);
+        assert.equal(await page.evaluate('window.pwned'), undefined, `nothing ran on ${path}`);
+        assert.equal(await page.locator('main script, main img[onerror], main a[href^="javascript:"]').count(), 0, path);
+        assert.match((await page.textContent('main')) ?? '', /<script>window\.pwned = 1<\/script>/, `the script shown as text on ${path}`);
+      }
+    } finally {
+      await watched.close();
+    }
+  });
+
   for (const colorScheme of ['light', 'dark'] as const) {
     it(`axe-core finds no violation on the login, logout, profile and password pages, ${colorScheme} colour scheme`, async () => {
       const failures: string[] = [];
