@@ -302,30 +302,31 @@ function readWebhooks(env: Env): WebhookSettings {
 }
 
 /**
- * MQTT_URL: `mqtt://[user[:password]@]host[:port]` or `mqtts://…`. Its credentials are split off
- * (decoded) so that the URL kept can be logged; no message here repeats the value.
+ * A broker's or server's URL, `<scheme>://[user[:password]@]host[:port]` (MQTT_URL, SMTP_URL). Its
+ * credentials are split off (decoded) so that the URL kept can be logged; no message here repeats
+ * the value.
  */
-function readMqttUrl(raw: string): Pick<MqttSettings, 'url' | 'username' | 'password'> {
+function readServiceUrl(name: string, raw: string, scheme: 'mqtt' | 'smtp'): { url: URL; loggable: string; username: string | null; password: string | null } {
   const value = raw.trim();
-  const expected = 'expected mqtt://[user:password@]host[:port] or mqtts://…';
-  if (!/^mqtts?:\/\//i.test(value)) throw new ConfigError('MQTT_URL', expected);
+  const expected = `expected ${scheme}://[user:password@]host[:port] or ${scheme}s://…`;
+  if (!new RegExp(`^${scheme}s?://`, 'i').test(value)) throw new ConfigError(name, expected);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError('MQTT_URL', `is not a valid URL: ${expected}`);
+    throw new ConfigError(name, `is not a valid URL: ${expected}`);
   }
-  if (url.hostname === '') throw new ConfigError('MQTT_URL', `has no host: ${expected}`);
-  if ((url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '') throw new ConfigError('MQTT_URL', 'must not have a path, a query or a fragment');
+  if (url.hostname === '') throw new ConfigError(name, `has no host: ${expected}`);
+  if ((url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '') throw new ConfigError(name, 'must not have a path, a query or a fragment');
   let username: string;
   let password: string;
   try {
     username = decodeURIComponent(url.username);
     password = decodeURIComponent(url.password);
   } catch {
-    throw new ConfigError('MQTT_URL', 'has a user or password with a malformed %-escape');
+    throw new ConfigError(name, 'has a user or password with a malformed %-escape');
   }
-  return { url: `${url.protocol}//${url.host}`, username: username === '' ? null : username, password: password === '' ? null : password };
+  return { url, loggable: `${url.protocol}//${url.host}`, username: username === '' ? null : username, password: password === '' ? null : password };
 }
 
 /** A topic name the service publishes or subscribes to: levels separated by `/`, none empty, no wildcard. */
@@ -357,7 +358,8 @@ function readMqtt(env: Env): MqttSettings | null {
   const published = [`${topicPrefix}/state`, `${topicPrefix}/state/open`, `${topicPrefix}/status`];
   if (doorTopic !== null && published.includes(doorTopic))
     throw new ConfigError('MQTT_DOOR_TOPIC', `must not be one of the topics the service publishes (${published.join(', ')})`);
-  return Object.freeze({ ...readMqttUrl(env.MQTT_URL), topicPrefix, doorTopic, homeAssistant });
+  const { loggable, username, password } = readServiceUrl('MQTT_URL', env.MQTT_URL, 'mqtt');
+  return Object.freeze({ url: loggable, username, password, topicPrefix, doorTopic, homeAssistant });
 }
 
 /**
@@ -432,34 +434,17 @@ function readMail(env: Env): MailSettings | null {
     if (from !== '') throw new ConfigError('MAIL_FROM', 'is set but SMTP_URL is not');
     return null;
   }
-  const expected = 'expected smtp://[user:password@]host[:port] or smtps://…';
-  if (!/^smtps?:\/\//i.test(raw)) throw new ConfigError('SMTP_URL', expected);
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError('SMTP_URL', `is not a valid URL: ${expected}`);
-  }
-  if (url.hostname === '') throw new ConfigError('SMTP_URL', `has no host: ${expected}`);
-  if ((url.pathname !== '' && url.pathname !== '/') || url.search !== '' || url.hash !== '') throw new ConfigError('SMTP_URL', 'must not have a path, a query or a fragment');
-  let username: string;
-  let password: string;
-  try {
-    username = decodeURIComponent(url.username);
-    password = decodeURIComponent(url.password);
-  } catch {
-    throw new ConfigError('SMTP_URL', 'has a user or password with a malformed %-escape');
-  }
+  const { url, loggable, username, password } = readServiceUrl('SMTP_URL', raw, 'smtp');
   // A bare address, without a display name or line breaks: it goes into a header.
   if (!/^[^\s@<>",]+@[^\s@<>",]+$/.test(from)) throw new ConfigError('MAIL_FROM', "is required with SMTP_URL: the sender's address, like space@example.org");
   const secure = url.protocol === 'smtps:';
   return Object.freeze({
-    url: `${url.protocol}//${url.host}`,
+    url: loggable,
     host: url.hostname.replace(/^\[|\]$/g, ''),
     port: url.port === '' ? (secure ? 465 : 587) : Number(url.port),
     secure,
-    username: username === '' ? null : username,
-    password: password === '' ? null : password,
+    username,
+    password,
     from,
   });
 }
