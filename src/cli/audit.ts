@@ -2,7 +2,7 @@ import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
 import { listAudit } from '../resources/audit.js';
 import { formatIsoUtc } from '../time.js';
-import { integerOption, UsageError, type Command } from './command.js';
+import { columns, type Command, integerOption, UsageError } from './command.js';
 
 export const auditCommand: Command = {
   name: 'audit',
@@ -36,17 +36,7 @@ e-mail addresses: bodies are not logged.
         ['ID', 'TIME', 'TOKEN', 'METHOD', 'PATH', 'RECORD', 'STATUS'],
         ...entries.map((e) => [String(e.id), formatIsoUtc(e.timeUs), e.tokenName, e.method, e.path, e.recordId === null ? '-' : String(e.recordId), String(e.status)]),
       ];
-      const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-      process.stdout.write(
-        rows
-          .map((r) =>
-            r
-              .map((cell, i) => cell.padEnd(widths[i]))
-              .join('  ')
-              .trimEnd(),
-          )
-          .join('\n') + '\n',
-      );
+      process.stdout.write(columns(rows));
       return 0;
     } finally {
       await database.close();

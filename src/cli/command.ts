@@ -37,3 +37,18 @@ export function integerOption(values: Record<string, unknown>, name: string, fal
   if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw new UsageError(`--${name} expects a whole number, got ${JSON.stringify(raw)}`);
   return Number(raw);
 }
+
+/** Rows as text columns, two spaces apart, each line ending with its last cell: the listings' format. */
+export function columns(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return (
+    rows
+      .map((r) =>
+        r
+          .map((cell, i) => cell.padEnd(widths[i]))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
+}

@@ -3,7 +3,7 @@ import { openDatabase, type Db } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
 import { createToken, listTokens, revokeToken, TOKEN_SCOPES, TokenError, type TokenInfo } from '../resources/tokens.js';
 import { formatIsoUtc } from '../time.js';
-import { UsageError, type Command } from './command.js';
+import { columns, type Command, UsageError } from './command.js';
 
 export const tokenCommand: Command = {
   name: 'token',
@@ -70,15 +70,5 @@ function formatList(tokens: TokenInfo[]): string {
     ['ID', 'NAME', 'SCOPE', 'CREATED', 'LAST USED', 'REVOKED'],
     ...tokens.map((t) => [String(t.id), t.name, t.scope, time(t.createdUs), time(t.lastUsedUs), time(t.revokedUs)]),
   ];
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return (
-    rows
-      .map((r) =>
-        r
-          .map((cell, i) => cell.padEnd(widths[i]))
-          .join('  ')
-          .trimEnd(),
-      )
-      .join('\n') + '\n'
-  );
+  return columns(rows);
 }

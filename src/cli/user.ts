@@ -9,7 +9,7 @@ import { LINK_VALIDITY_US, setPasswordPath, type LinkPurpose } from '../members/
 import { UserFields } from '../resources/users.js';
 import { FieldErrors } from '../resources/write-errors.js';
 import { formatIsoUtc } from '../time.js';
-import { UsageError, type Command } from './command.js';
+import { columns, type Command, UsageError } from './command.js';
 
 export const userCommand: Command = {
   name: 'user',
@@ -214,15 +214,5 @@ function formatTable(members: MemberRow[]): string {
     ['USERNAME', 'ACTIVE', 'SUPERUSER', 'KEY', 'LAST LOGIN', 'RIGHTS'],
     ...members.map((m) => [JSON.stringify(m.username).slice(1, -1), yes(m.active), yes(m.superuser), yes(m.keyHolder), time(m.lastLoginUs), m.rights]),
   ];
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return (
-    rows
-      .map((r) =>
-        r
-          .map((cell, i) => cell.padEnd(widths[i]))
-          .join('  ')
-          .trimEnd(),
-      )
-      .join('\n') + '\n'
-  );
+  return columns(rows);
 }

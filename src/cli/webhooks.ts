@@ -3,7 +3,7 @@ import { openDatabase, type Db } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
 import { listDeliveries, requeueDelivery, type DeliveryRow, type DeliveryStatus } from '../live/webhook-outbox.js';
 import { formatIsoUtc } from '../time.js';
-import { integerOption, UsageError, type Command } from './command.js';
+import { columns, type Command, integerOption, UsageError } from './command.js';
 
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'abandoned'];
 
@@ -79,15 +79,5 @@ function formatList(rows: DeliveryRow[]): string {
       r.last_error ?? '-',
     ]),
   ];
-  const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
-  return (
-    table
-      .map((r) =>
-        r
-          .map((cell, i) => cell.padEnd(widths[i]))
-          .join('  ')
-          .trimEnd(),
-      )
-      .join('\n') + '\n'
-  );
+  return columns(table);
 }
