@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
-import { HashingBusy, PasswordHasher, passwordProblem, type PasswordCheck } from '../src/members/passwords.js';
+import { HashingBusy, HashingSlots, PasswordHasher, passwordProblem, type PasswordCheck } from '../src/members/passwords.js';
 
 interface FixtureEntry {
   format: string;
@@ -282,6 +282,36 @@ describe('bounded hashing', () => {
     assert.equal(unknown.status, 'fulfilled');
     assert.equal(real.status, 'rejected', 'the unknown account held the only slot');
     assert.ok(real.reason instanceof HashingBusy);
+  });
+});
+
+describe('hashing slots under a queue', () => {
+  /** A task that holds its slot for `ms` and records when it ran. */
+  const held = (ms: number, runs: { start: number; end: number }[]) => async () => {
+    const start = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    runs.push({ start, end: performance.now() });
+  };
+
+  it('a slot others wait for rests as long as its task took before the next one starts', async () => {
+    const slots = new HashingSlots(1, 5);
+    const runs: { start: number; end: number }[] = [];
+    await Promise.all([slots.run(held(40, runs)), slots.run(held(40, runs)), slots.run(held(40, runs))]);
+    assert.equal(runs.length, 3);
+    for (let i = 1; i < runs.length; i++) {
+      const busy = runs[i - 1].end - runs[i - 1].start;
+      // Node's timers may fire up to a millisecond early.
+      assert.ok(runs[i].start - runs[i - 1].end >= busy - 1, `task ${i} started ${runs[i].start - runs[i - 1].end} ms after a task of ${busy} ms`);
+    }
+  });
+
+  it('with nobody waiting the slot is free at once', async () => {
+    const slots = new HashingSlots(1, 0);
+    const runs: { start: number; end: number }[] = [];
+    await slots.run(held(20, runs));
+    // queueLimit 0: a slot still resting would refuse this one with HashingBusy.
+    await slots.run(held(1, runs));
+    assert.equal(runs.length, 2);
   });
 });
 

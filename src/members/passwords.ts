@@ -50,8 +50,17 @@ function randomSalt(): string {
   return salt;
 }
 
-/** A counting semaphore with a bounded queue: at most `size` tasks run, at most `queueLimit` wait. */
-class HashingSlots {
+/**
+ * A slot rests after a hash, when others wait, for as long as the hash took: a flood of wrong
+ * passwords then keeps each slot's thread busy half the time, and the event loop its share of the core.
+ */
+const REST_PER_BUSY = 1;
+
+/**
+ * A counting semaphore with a bounded queue: at most `size` tasks run, at most `queueLimit` wait;
+ * under a queue each slot rests between tasks (REST_PER_BUSY).
+ */
+export class HashingSlots {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
   /** A moving average of a task's duration, for Retry-After. */
@@ -75,13 +84,13 @@ class HashingSlots {
       this.averageMs = this.averageMs === 0 ? ms : 0.8 * this.averageMs + 0.2 * ms;
       const next = this.waiting.shift();
       if (next === undefined) this.running -= 1;
-      else next();
+      else setTimeout(next, ms * REST_PER_BUSY);
     }
   }
 
-  /** Long enough for the queue ahead to drain, from 1 s to a minute. */
+  /** Long enough for the queue ahead to drain, rests included, from 1 s to a minute. */
   private retryAfterSeconds(): number {
-    const seconds = Math.ceil((this.averageMs * (this.waiting.length + this.size)) / this.size / 1000);
+    const seconds = Math.ceil((this.averageMs * (1 + REST_PER_BUSY) * (this.waiting.length + this.size)) / this.size / 1000);
     return Math.min(60, Math.max(1, seconds));
   }
 }
