@@ -41,6 +41,7 @@ const SPEC = {
   warmup: { type: 'string', default: 20000, integer: [1, 10_000_000], help: 'requests before counting' },
   requests: { type: 'string', default: 5000, integer: [1, 10_000_000], help: 'requests counted' },
   rounds: { type: 'string', default: 3, integer: [3, 50], help: 'rounds per program' },
+  keep: { type: 'boolean', default: false, help: 'keep the callgrind dumps (for callgrind_annotate) and print where' },
 };
 const USAGE =
   'Instructions per request: node bench/instructions.js [options]\nEvery figure is the median of --rounds rounds (at least 3) with min–max. Needs valgrind (callgrind).';
@@ -75,8 +76,9 @@ async function main() {
     lines.push(`- after ÷ before, main thread (medians): ${num(after / before, 3)} (target ≤ ${TARGET_RATIO}: ${met ? 'met' : 'MISSED'})`);
     if (!met) status = 3;
   }
+  if (cfg.keep) lines.push(`- callgrind dumps kept in ${work}`);
   process.stdout.write(`${lines.join('\n')}\n`);
-  fs.rmSync(work, { recursive: true, force: true });
+  if (!cfg.keep) fs.rmSync(work, { recursive: true, force: true });
   return status;
 }
 
