@@ -11,7 +11,11 @@
 //   by its own CLI;
 // - per round and program, a new `serve` under `valgrind --tool=callgrind` (LOG_LEVEL=warn); a
 //   client in this process sends --warmup requests over --concurrency keep-alive connections,
-//   callgrind's counters are zeroed, it sends --requests more, and the counters are dumped;
+//   opened anew WARMUP_CONNECTIONS times in turn, callgrind's counters are zeroed, it sends
+//   --requests more over new connections, and the counters are dumped. The warm-up's turns of
+//   connections matter: after a warm-up on one connection, V8 deoptimised and recompiled a dozen
+//   of Node's stream functions on the first new connection, one-off work that the count then
+//   spread over its requests (`--trace-deopt`: nothing of the kind after 10 turns);
 // - the figure is the main thread's instructions (node's event loop, where requests are handled)
 //   ÷ the requests; all threads' (V8's compiler and GC helpers too) is shown beside it;
 // - rounds alternate the programs' order; each figure is the median of the rounds (min–max).
@@ -29,6 +33,8 @@ import { inTurn } from './lib/program.js';
 import { num, spread, summarize } from './lib/stats.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** How many times the warm-up's connections are opened anew, as clients come and go. */
+const WARMUP_CONNECTIONS = 10;
 /** The criterion's bound on after ÷ before. */
 const TARGET_RATIO = 1.02;
 
@@ -64,7 +70,9 @@ async function main() {
   }
   const settings = cfg['cache-off'] ? 'RESPONSE_CACHE_MB=0, ' : '';
   const what = `${settings}GET ${cfg.path}, ${cfg.concurrency} connection(s), ${engineName(cfg.db)}, ${DEMO.users} users and ${num(DEMO.openings)} openings`;
-  const lines = [`Instructions per request (${what}; ${cfg.warmup} warm-up then ${cfg.requests} counted; median of ${cfg.rounds} rounds, min–max):`];
+  const lines = [
+    `Instructions per request (${what}; ${cfg.warmup} warm-up over ${WARMUP_CONNECTIONS} turns of connections, then ${cfg.requests} counted; median of ${cfg.rounds} rounds, min–max):`,
+  ];
   for (const program of programs) {
     const c = counts[program.label];
     lines.push(`- ${program.label} (${program.description}): main thread ${spread(c.main)}, all threads ${spread(c.all)}`);
@@ -98,7 +106,7 @@ async function countRound(program, cfg, env, work, name) {
   };
   const url = `http://127.0.0.1:${port}${cfg.path}`;
   await waitForServer(url, child);
-  await sendRequests(url, cfg.warmup, cfg.concurrency);
+  for (let turn = 0; turn < WARMUP_CONNECTIONS; turn++) await sendRequests(url, Math.ceil(cfg.warmup / WARMUP_CONNECTIONS), cfg.concurrency);
   await control('-z');
   await sendRequests(url, cfg.requests, cfg.concurrency);
   await control('-d');
