@@ -28,7 +28,7 @@ import { serializeRequest } from './log.js';
 import { RequestReader } from './request/facts.js';
 import { OpeningPositions } from './resources/openings.js';
 import { ROUTES } from './routes/index.js';
-import { loadSpaceApi } from './spaceapi/config-file.js';
+import { loadSpaceApi, spaceNameOf } from './spaceapi/config-file.js';
 import { TimeFormatter } from './time.js';
 import { Assets } from './web/assets.js';
 import { navOf, PRIVATE, viewerOf } from './handlers/viewer.js';
@@ -79,7 +79,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const spaceApiSetup = loadSpaceApi(config);
   const database = deps.database ?? (await openDatabase(config.database));
   const logger = deps.logger ?? { level: config.logLevel };
-  const site: Site = { name: siteName(spaceApiSetup?.document, config), assets: new Assets(config.compressMinBytes) };
+  const site: Site = { name: spaceNameOf(spaceApiSetup, config), assets: new Assets(config.compressMinBytes) };
   const htmlErrors: HtmlError = (request, reply, status, body) => {
     const facts = reader.of(request.raw);
     // A member's navigation when the handler had looked them up; a visitor's otherwise.
@@ -220,11 +220,4 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   app.all('*', handle);
   app.setNotFoundHandler(handle);
   return app;
-}
-
-/** The space's name on the pages: the SpaceAPI file's `space`, else SPACE_NAME, else "Hackerspace" (web.md §3). */
-function siteName(spaceApi: Readonly<Record<string, unknown>> | undefined, config: Config): string {
-  const space = spaceApi?.space;
-  if (typeof space === 'string' && space.trim() !== '') return space.trim();
-  return config.spaceName ?? 'Hackerspace';
 }

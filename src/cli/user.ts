@@ -5,7 +5,10 @@ import { writeTransaction } from '../db/write-transaction.js';
 import { readFields } from '../drf/serializer.js';
 import { createMember, memberByName, linkForMember } from '../members/accounts.js';
 import { grantRights, isRight, revokeRights, rightsOf, RIGHTS, type Right } from '../members/rights.js';
-import { LINK_VALIDITY_US, setPasswordPath, type LinkPurpose } from '../members/links.js';
+import { LINK_VALIDITY_US, setPasswordPath, type LinkPurpose, type MemberLinkPurpose } from '../members/links.js';
+import { linkGoesByMail, Mailer, MailNotSent, mailPasswordLink } from '../members/mail.js';
+import { loadSpaceApi, spaceNameOf } from '../spaceapi/config-file.js';
+import { createStderrLogger } from '../log.js';
 import { UserFields } from '../resources/users.js';
 import { FieldErrors } from '../resources/write-errors.js';
 import { formatIsoUtc } from '../time.js';
@@ -31,7 +34,9 @@ grant    gives a member rights directly; revoke takes direct grants away (rights
          a group or as a superuser stay, and are named). The rights:
          ${RIGHTS.join('\n         ')}
 
-Links start with PUBLIC_URL, or http://HOST:PORT without it.`,
+Links start with PUBLIC_URL, or http://HOST:PORT without it. With SMTP_URL and MAIL_FROM,
+create and link also mail the link to the member's address (when they have one) and say so;
+a mail the server does not take ends the command with exit code 1, and no link is printed.`,
   options: { email: { type: 'string' }, superuser: { type: 'boolean' } },
   allowPositionals: true,
   async run(values, positionals, config) {
@@ -44,14 +49,12 @@ Links start with PUBLIC_URL, or http://HOST:PORT without it.`,
         const fields = readMemberFields(config, rest[0], email);
         const nowUs = Date.now() * 1000;
         const superuser = values.superuser === true;
-        const { id, token } = await writeTransaction(db, async (trx) => {
+        const { id, made } = await writeTransaction(db, async (trx) => {
           const id = await createMember(trx, { username: fields.username, email: fields.email, superuser }, nowUs);
-          return { id, token: await linkForMember(trx, { id, username: fields.username, hasUsablePassword: false }, nowUs) };
+          return { id, made: await linkForMember(trx, { id, hasUsablePassword: false }, nowUs) };
         });
-        process.stderr.write(
-          `created member ${id} ${JSON.stringify(fields.username)}${superuser ? ' (superuser)' : ''}; the link to set their password follows, once, valid ${validity(token.purpose)}\n`,
-        );
-        process.stdout.write(`${linkUrl(config, token.token)}\n`);
+        process.stderr.write(`created member ${id} ${JSON.stringify(fields.username)}${superuser ? ' (superuser)' : ''}\n`);
+        await deliverLink(config, fields, made);
       });
     }
     if (superuserGiven(values)) throw new UsageError('--superuser goes with create only');
@@ -61,9 +64,8 @@ Links start with PUBLIC_URL, or http://HOST:PORT without it.`,
       return withMembers(config, async (db) => {
         const member = await memberByName(db, rest[0]);
         if (!member) throw new MemberNotFound(rest[0]);
-        const token = await writeTransaction(db, (trx) => linkForMember(trx, member, Date.now() * 1000));
-        process.stderr.write(`${token.purpose === 'reset' ? 'reset' : 'invitation'} link for ${JSON.stringify(member.username)}, once, valid ${validity(token.purpose)}:\n`);
-        process.stdout.write(`${linkUrl(config, token.token)}\n`);
+        const made = await writeTransaction(db, (trx) => linkForMember(trx, member, Date.now() * 1000));
+        await deliverLink(config, member, made);
       });
     }
     if (action === 'list') {
@@ -105,6 +107,34 @@ function hoursOf(purpose: LinkPurpose): number {
 function validity(purpose: LinkPurpose): string {
   const hours = hoursOf(purpose);
   return `${hours} hour${hours === 1 ? '' : 's'}`;
+}
+
+/**
+ * Mails a member the link just made for them when mail is configured and they have an address
+ * (members.md §4), saying so, then prints it alone on standard output for the operator. A mail
+ * the server did not take is a refusal (exit 1) and the link is not printed: whoever runs the
+ * command again gets a new one.
+ */
+async function deliverLink(config: Config, member: { username: string; email: string }, made: { token: string; purpose: MemberLinkPurpose }): Promise<void> {
+  const { token, purpose } = made;
+  const name = JSON.stringify(member.username);
+  const mailer = config.members.mail === null ? null : new Mailer(config.members.mail, createStderrLogger(config.logLevel));
+  let mailed = '';
+  if (linkGoesByMail(mailer, member)) {
+    try {
+      // The space's name as the pages show it: the SpaceAPI file is read only for a mail.
+      await mailPasswordLink(mailer, member, purpose, { spaceName: spaceNameOf(loadSpaceApi(config), config), baseUrl: siteBase(config), token });
+      mailed = " sent to the member's address; here it is too";
+    } catch (error) {
+      if (error instanceof MailNotSent)
+        throw new Refused(`the ${purpose} mail for ${name} could not be sent (${error.code}): try again later with \`hackerspace-api user link ${name}\``);
+      throw error;
+    } finally {
+      mailer.close();
+    }
+  }
+  process.stderr.write(`${purpose} link for ${name}${mailed}, once, valid ${validity(purpose)}:\n`);
+  process.stdout.write(`${linkUrl(config, token)}\n`);
 }
 
 /** The site's base URL for links printed here and in the log: PUBLIC_URL, else the address serve listens on. */

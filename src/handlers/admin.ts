@@ -13,12 +13,13 @@ import {
   type MemberForAdmin,
 } from '../members/admin.js';
 import { LINK_VALIDITY_US, setPasswordPath } from '../members/links.js';
+import { linkGoesByMail, mailPasswordLink, MailNotSent, type LinkDelivery } from '../members/mail.js';
 import { createGroup, deleteGroup, listGroups, renameGroup, RIGHTS, RightsError, setGroupRights, type GroupInfo } from '../members/rights.js';
 import { recordAudit } from '../resources/audit.js';
 import { createToken, listTokens, revokeTokenById, TokenError } from '../resources/tokens.js';
 import { countUsers } from '../resources/users.js';
 import { field, type Form } from '../request/form.js';
-import { adminHomePage, groupEditPage, groupsPage, memberEditPage, membersPage, tokensPage, type Flash, type MadeLink } from '../web/admin-pages.js';
+import { adminHomePage, groupEditPage, groupsPage, memberEditPage, membersPage, tokensPage, type Flash, type MadeLink, type MemberEdit } from '../web/admin-pages.js';
 import { notFoundPage } from '../web/not-found.js';
 import { seeOther, sendPage, type MemberExchange } from './member-pages.js';
 
@@ -91,16 +92,20 @@ export async function showMembers(m: Admin): Promise<FastifyReply> {
   return sendPage(m.ex.reply, 200, membersPage(m.site, q, search));
 }
 
+/** A member's edit page as it stands, before a flash or a link is added. */
+async function memberEditOf(m: Admin, member: MemberForAdmin): Promise<Omit<MemberEdit, 'flash' | 'link'>> {
+  return { member, groups: await listGroups(db(m)), csrf: m.csrf, linkByMail: linkGoesByMail(m.ex.services.mailer, member), self: member.id === viewerId(m) };
+}
+
 /** `/accounts/admin/members/<id>/`: GET shows the form, POST saves it. */
 export async function memberAccount(m: Admin<number>): Promise<FastifyReply> {
   const member = await memberForAdmin(db(m), m.ex.params);
   if (!member) return notFound(m);
-  const groups = await listGroups(db(m));
-  const self = member.id === viewerId(m);
+  const edit = await memberEditOf(m, member);
   if (m.ex.facts.method !== 'POST') {
-    return sendPage(m.ex.reply, 200, memberEditPage(m.site, { member, groups, csrf: m.csrf, flash: flashOfQuery(m), link: null, self }));
+    return sendPage(m.ex.reply, 200, memberEditPage(m.site, { ...edit, flash: flashOfQuery(m), link: null }));
   }
-  const changes = memberChangesOf(m.form, groups);
+  const changes = memberChangesOf(m.form, edit.groups);
   try {
     await adminWrite(
       m,
@@ -119,7 +124,7 @@ export async function memberAccount(m: Admin<number>): Promise<FastifyReply> {
       groupIds: [...changes.groupIds],
       directRights: [...changes.directRights],
     };
-    return sendPage(m.ex.reply, 422, memberEditPage(m.site, { member: typed, groups, csrf: m.csrf, flash: { kind: 'error', text: error.message }, link: null, self }));
+    return sendPage(m.ex.reply, 422, memberEditPage(m.site, { ...edit, member: typed, flash: { kind: 'error', text: error.message }, link: null }));
   }
   return seeOther(m.ex.reply, `/accounts/admin/members/${member.id}/?done=saved`);
 }
@@ -139,25 +144,39 @@ function memberChangesOf(form: Form, groups: readonly GroupInfo[]): MemberChange
   };
 }
 
-/** POST `/accounts/admin/members/<id>/link/`: a one-time link (an invitation, or a reset for a member who has a password), shown once. */
+/**
+ * POST `/accounts/admin/members/<id>/link/`: a one-time link (an invitation, or a reset for a
+ * member who has a password), mailed to the member when mail is configured and they have an
+ * address (members.md §4), else shown once to hand over.
+ */
 export async function makeMemberLink(m: Admin<number>): Promise<FastifyReply> {
   const member = await memberForAdmin(db(m), m.ex.params);
   if (!member) return notFound(m);
-  const groups = await listGroups(db(m));
-  const self = member.id === viewerId(m);
+  const edit = await memberEditOf(m, member);
   if (!member.active) {
     const flash: Flash = { kind: 'error', text: 'This member is inactive: activate them first, a link does not work for an inactive account.' };
-    return sendPage(m.ex.reply, 422, memberEditPage(m.site, { member, groups, csrf: m.csrf, flash, link: null, self }));
+    return sendPage(m.ex.reply, 422, memberEditPage(m.site, { ...edit, flash, link: null }));
   }
   const made = await adminWrite(
     m,
     'users',
-    (trx) => linkForMember(trx, { id: member.id, username: member.username, hasUsablePassword: member.hasUsablePassword }, m.nowUs),
+    (trx) => linkForMember(trx, member, m.nowUs),
     () => member.id,
   );
-  const purpose = made.purpose === 'reset' ? 'reset' : 'invitation';
-  const link: MadeLink = { url: `${m.ex.facts.base ?? ''}${setPasswordPath(made.token)}`, purpose, validHours: LINK_VALIDITY_US[purpose] / 3_600_000_000 };
-  return sendPage(m.ex.reply, 200, memberEditPage(m.site, { member, groups, csrf: m.csrf, flash: null, link, self }));
+  const { purpose, token } = made;
+  const baseUrl = m.ex.facts.base ?? '';
+  let delivery: LinkDelivery;
+  try {
+    delivery = await mailPasswordLink(m.ex.services.mailer, member, purpose, { spaceName: m.site.name, baseUrl, token });
+  } catch (error) {
+    if (!(error instanceof MailNotSent)) throw error;
+    // The Mailer logged it (its code, never the address); the link made stays unknown to anyone and expires.
+    const flash: Flash = { kind: 'error', text: `The ${purpose} mail could not be sent: try again later.` };
+    return sendPage(m.ex.reply, 503, memberEditPage(m.site, { ...edit, flash, link: null }));
+  }
+  const validHours = LINK_VALIDITY_US[purpose] / 3_600_000_000;
+  const link: MadeLink = delivery === 'mailed' ? { delivery, purpose, validHours } : { delivery, purpose, validHours, url: `${baseUrl}${setPasswordPath(token)}` };
+  return sendPage(m.ex.reply, 200, memberEditPage(m.site, { ...edit, flash: null, link }));
 }
 
 /** `/accounts/admin/groups/`: GET lists them, POST creates one. */

@@ -3,7 +3,7 @@ import { writeTransaction } from '../db/write-transaction.js';
 import { createUser, foldCase } from '../resources/users.js';
 import { passwordProblem, type PasswordHasher } from './passwords.js';
 import { endSessionsOf } from './sessions.js';
-import { createPasswordLink, findPasswordLink, superuserExists, usePasswordLink, voidFirstSuperuserLinks, voidLinksOf, type LinkPurpose } from './links.js';
+import { createPasswordLink, findPasswordLink, superuserExists, usePasswordLink, voidFirstSuperuserLinks, voidLinksOf, type MemberLinkPurpose } from './links.js';
 
 /** What accounts need of passwords.ts' PasswordHasher: a new password's hash. */
 export type NewPasswordHashing = Pick<PasswordHasher, 'hash'>;
@@ -50,18 +50,20 @@ export async function createMember(db: Db, member: NewMember, nowUs: number): Pr
 export interface MemberName {
   id: number;
   username: string;
+  /** Their address, '' when they have none: where their invitation or reset link is mailed. */
+  email: string;
   /** Whether the stored password can log in (Django's unusable passwords start with `!`). */
   hasUsablePassword: boolean;
 }
 
 /** The member named `name`: exactly, else ignoring case (as the original matched names) when only one fits. */
 export async function memberByName(db: Db, name: string): Promise<MemberName | null> {
-  const rows = await db.selectFrom('users').select(['id', 'username', 'password']).execute();
+  const rows = await db.selectFrom('users').select(['id', 'username', 'email', 'password']).execute();
   const exact = rows.filter((row) => row.username === name);
   const folded = foldCase(name);
   const found = exact.length === 1 ? exact : rows.filter((row) => foldCase(row.username) === folded);
   if (found.length !== 1) return null;
-  return { id: found[0].id, username: found[0].username, hasUsablePassword: !found[0].password.startsWith('!') };
+  return { id: found[0].id, username: found[0].username, email: found[0].email, hasUsablePassword: !found[0].password.startsWith('!') };
 }
 
 /**
@@ -69,7 +71,7 @@ export async function memberByName(db: Db, name: string): Promise<MemberName | n
  * else an invitation (they never had one, or an administrator took it away), in the caller's
  * transaction. Returns the token and the kind.
  */
-export async function linkForMember(db: Db, member: MemberName, nowUs: number): Promise<{ token: string; purpose: LinkPurpose }> {
+export async function linkForMember(db: Db, member: Pick<MemberName, 'id' | 'hasUsablePassword'>, nowUs: number): Promise<{ token: string; purpose: MemberLinkPurpose }> {
   const purpose = member.hasUsablePassword ? 'reset' : 'invitation';
   return { token: await createPasswordLink(db, member.id, purpose, nowUs), purpose };
 }

@@ -97,10 +97,12 @@ export interface MemberForAdmin extends MemberSummary {
   directRights: Right[];
   /** Whether their stored password can log in: a link for them is a reset, else an invitation. */
   hasUsablePassword: boolean;
+  /** Where their link is mailed ('' for none); the pages never show it. */
+  email: string;
 }
 
 export async function memberForAdmin(db: Db, id: number): Promise<MemberForAdmin | null> {
-  const row = await db.selectFrom('users').select(['id', 'username', 'is_active', 'has_key', 'is_superuser', 'password']).where('id', '=', id).executeTakeFirst();
+  const row = await db.selectFrom('users').select(['id', 'username', 'email', 'is_active', 'has_key', 'is_superuser', 'password']).where('id', '=', id).executeTakeFirst();
   if (!row) return null;
   const groups = await groupsOf(db, id);
   const direct = await directRightsOf(db, id);
@@ -115,6 +117,7 @@ export async function memberForAdmin(db: Db, id: number): Promise<MemberForAdmin
     directRights: RIGHTS.filter((r) => direct.has(r)),
     // Django's unusable passwords start with `!`; an empty one is unusable too.
     hasUsablePassword: row.password !== '' && !row.password.startsWith('!'),
+    email: row.email,
   };
 }
 

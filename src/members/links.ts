@@ -9,6 +9,9 @@ import type { Db } from '../db/connection.js';
  */
 export type LinkPurpose = 'invitation' | 'reset' | 'first-superuser';
 
+/** The links made for an existing member (mailed to them, or handed over). */
+export type MemberLinkPurpose = Exclude<LinkPurpose, 'first-superuser'>;
+
 const HOUR_US = 3600 * 1_000_000;
 
 /** How long each kind of link works (§4: 72 h for an invitation, 1 h for a reset). */

@@ -1,7 +1,7 @@
 import type { Transporter } from 'nodemailer';
 import type { MailSettings } from '../config.js';
 import type { Logger } from '../log.js';
-import { LINK_VALIDITY_US, setPasswordPath, type LinkPurpose } from './links.js';
+import { LINK_VALIDITY_US, setPasswordPath, type MemberLinkPurpose } from './links.js';
 
 /** A mail the server did not take (unreachable, refused, timed out): the page says to try again later. */
 export class MailNotSent extends Error {
@@ -94,8 +94,32 @@ export interface LinkMailFacts {
   username: string;
 }
 
+/** How a set-password link reaches its member: mailed to their address, or handed over by whoever made it. */
+export type LinkDelivery = 'mailed' | 'hand-over';
+
+/** Whether a link made for `member` is mailed to them: mail is configured and they have an address. */
+export function linkGoesByMail(mailer: Mailer | null, member: { email: string }): mailer is Mailer {
+  return mailer !== null && member.email !== '';
+}
+
+/**
+ * Mails a member their invitation or reset link (members.md §4) when mail is configured and they
+ * have an address; else 'hand-over': the caller shows the link to whoever made it. Throws
+ * MailNotSent when the server did not take the mail (Mailer logged it, without address or link).
+ */
+export async function mailPasswordLink(
+  mailer: Mailer | null,
+  member: { username: string; email: string },
+  purpose: MemberLinkPurpose,
+  link: Omit<LinkMailFacts, 'username'>,
+): Promise<LinkDelivery> {
+  if (!linkGoesByMail(mailer, member)) return 'hand-over';
+  await mailer.send({ to: member.email, ...passwordLinkMail(purpose, { ...link, username: member.username }) });
+  return 'mailed';
+}
+
 /** The invitation or reset mail for a set-password link: plain text, the link absolute. */
-export function passwordLinkMail(purpose: Exclude<LinkPurpose, 'first-superuser'>, facts: LinkMailFacts): { subject: string; text: string } {
+export function passwordLinkMail(purpose: MemberLinkPurpose, facts: LinkMailFacts): { subject: string; text: string } {
   // A name goes into a header: one line.
   const space = facts.spaceName.replace(/\s+/g, ' ').trim();
   const link = `${facts.baseUrl}${setPasswordPath(facts.token)}`;

@@ -164,3 +164,10 @@ function deepFreeze<T>(value: T): T {
 export function loadSpaceApi(config: Pick<Config, 'spaceApiConfig'>): SpaceApiSetup | null {
   return config.spaceApiConfig === null ? null : readSpaceApiFile(config.spaceApiConfig);
 }
+
+/** The space's name on the pages and in mails: the SpaceAPI file's `space`, else SPACE_NAME, else "Hackerspace" (web.md §3). */
+export function spaceNameOf(setup: SpaceApiSetup | null, config: Pick<Config, 'spaceName'>): string {
+  const space = setup?.document.space;
+  if (typeof space === 'string' && space.trim() !== '') return space.trim();
+  return config.spaceName ?? 'Hackerspace';
+}

@@ -1,4 +1,5 @@
 import type { MemberForAdmin, MemberSearch, MemberTokenRow } from '../members/admin.js';
+import type { MemberLinkPurpose } from '../members/links.js';
 import { RIGHTS, type GroupInfo, type Right } from '../members/rights.js';
 import type { TokenInfo } from '../resources/tokens.js';
 import { html, type Html } from './html.js';
@@ -100,12 +101,8 @@ ${search.pages > 1 ? html`<nav class="pager" aria-label="Pages">${pager}</nav>` 
   return layout(site, { title: 'Members · Administration', main });
 }
 
-/** A one-time link made for a member, shown once on the page that answers the button. */
-export interface MadeLink {
-  url: string;
-  purpose: 'invitation' | 'reset';
-  validHours: number;
-}
+/** A one-time link made for a member: mailed to their address, or shown once on the page that answers the button. */
+export type MadeLink = { purpose: MemberLinkPurpose; validHours: number } & ({ delivery: 'mailed' } | { delivery: 'hand-over'; url: string });
 
 export interface MemberEdit {
   member: MemberForAdmin;
@@ -113,12 +110,28 @@ export interface MemberEdit {
   csrf: string;
   flash: Flash | null;
   link: MadeLink | null;
+  /** Whether a link made for the member goes by mail (the button says so). */
+  linkByMail: boolean;
   /** The member looking at the page (the form says what they may not do to themselves). */
   self: boolean;
 }
 
 function checkbox(name: string, id: string, label: Html | string, checked: boolean): Html {
   return html`<p class="check"><input type="checkbox" id="${id}" name="${name}" value="on"${checked ? html` checked` : ''}> <label for="${id}">${label}</label></p>`;
+}
+
+/** What the page says of a link just made: where it was mailed (never the address), or the link itself, this once. */
+function madeLinkNotice(username: string, link: MadeLink | null): Html | string {
+  if (link === null) return '';
+  const kind = link.purpose === 'invitation' ? 'Invitation' : 'Reset';
+  const lasting = `It works once, for ${link.validHours} ${link.validHours === 1 ? 'hour' : 'hours'}`;
+  if (link.delivery === 'mailed') {
+    return html`<aside class="notice" role="status" aria-labelledby="link-heading"><h2 id="link-heading">${kind} link sent</h2>
+<p id="link-mailed">The link was sent to the member's address. ${lasting}.</p></aside>`;
+  }
+  return html`<aside class="notice" aria-labelledby="link-heading"><h2 id="link-heading">${kind} link</h2>
+<p>Hand this link to ${username}. ${lasting}, and is not shown again.</p>
+<p><label for="one-time-link">Link</label> <input id="one-time-link" type="text" readonly value="${link.url}" size="60"></p></aside>`;
 }
 
 /** One member: their flags, groups and direct rights (one form), and the button that makes a one-time link. */
@@ -129,13 +142,7 @@ export function memberEditPage(site: Site, edit: MemberEdit): Buffer {
 ${adminNav('members')}
 <h1 id="member-heading">${member.username}</h1>
 ${flashOf(edit.flash)}
-${
-  edit.link !== null
-    ? html`<aside class="notice" aria-labelledby="link-heading"><h2 id="link-heading">${edit.link.purpose === 'invitation' ? 'Invitation' : 'Reset'} link</h2>
-<p>Hand this link to ${member.username}. It works once, for ${edit.link.validHours} hours, and is not shown again.</p>
-<p><label for="one-time-link">Link</label> <input id="one-time-link" type="text" readonly value="${edit.link.url}" size="60"></p></aside>`
-    : ''
-}
+${madeLinkNotice(member.username, edit.link)}
 <p><a href="/members/${member.id}/">Public page</a></p>
 <form method="post" action="${action}" class="stacked admin-member">
 ${csrfInput(edit.csrf)}
@@ -155,7 +162,7 @@ ${RIGHTS.map((right) => checkbox(right, `right-${right}`, html`<code>${right}</c
 </form>
 <form method="post" action="${action}link/" class="stacked">
 ${csrfInput(edit.csrf)}
-<p><button type="submit" id="make-link">${member.hasUsablePassword ? 'Make a password reset link' : 'Make an invitation link'}</button></p>
+<p><button type="submit" id="make-link">${member.hasUsablePassword ? 'Make a password reset link' : 'Make an invitation link'}${edit.linkByMail ? ' and mail it' : ''}</button></p>
 </form>
 </section>`;
   return layout(site, { title: `${member.username} · Administration`, main });
