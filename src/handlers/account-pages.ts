@@ -6,7 +6,6 @@ import { passwordLinkMail } from '../members/mail.js';
 import { createMemberToken, listMemberTokens, MemberTokenError, revokeMemberToken } from '../members/member-tokens.js';
 import { HashingBusy } from '../members/passwords.js';
 import { memberForReset, readProfile, trimProfile, updateProfile, type ProfileFields } from '../members/profile.js';
-import { recordAudit } from '../resources/audit.js';
 import { FieldErrors, type FieldMessages } from '../resources/write-errors.js';
 import { EMAIL_PATTERN } from '../resources/write-schema.js';
 import { field, type Form } from '../request/form.js';
@@ -23,7 +22,7 @@ import {
 } from '../web/account-pages.js';
 import { messagePage } from '../web/accounts.js';
 import type { Html } from '../web/html.js';
-import { seeOther, sendPage, type MemberExchange } from './member-pages.js';
+import { notFound, seeOther, sendPage, webWrite, type MemberExchange } from './member-pages.js';
 
 /** A member's own pages (members.md §3, §4): profile and tokens, password change, set-password links, reset by mail. */
 
@@ -62,7 +61,7 @@ async function profileAnswer(m: MemberExchange<unknown>, status: number, state: 
 
 export async function showProfile(m: MemberExchange<unknown>): Promise<FastifyReply> {
   const profile = await readProfile(m.ex.services.database.db, member(m).id);
-  if (!profile) return notFoundPage(m);
+  if (!profile) return notFound(m);
   return profileAnswer(m, 200, { fields: profile, errors: {}, preview: null, tokenName: '', tokenError: null }, confirmationOf(m));
 }
 
@@ -84,7 +83,6 @@ function typedProfile(form: Form): ProfileFields {
  */
 export async function submitProfile(m: MemberExchange<unknown>): Promise<FastifyReply> {
   const { form, nowUs } = m;
-  const { services, facts } = m.ex;
   const typed = typedProfile(form);
   const blank = { tokenName: '', tokenError: null };
   if (form.get('action') === 'preview') {
@@ -92,20 +90,11 @@ export async function submitProfile(m: MemberExchange<unknown>): Promise<Fastify
     const { renderMarkdown } = await import('../web/markdown.js');
     return profileAnswer(m, 200, { fields: typed, errors: {}, preview: renderMarkdown(typed.description, 3), ...blank }, null);
   }
-  const { id, username } = member(m);
+  const { id } = member(m);
   try {
-    await services.writes.run(async (trx) => {
+    await webWrite(m, async (trx, audit) => {
       await updateProfile(trx, id, typed, nowUs);
-      await recordAudit(trx, {
-        timeUs: nowUs,
-        tokenId: null,
-        tokenName: `web: ${username}`,
-        method: 'POST',
-        path: facts.target.rawPath,
-        collection: 'users',
-        recordId: id,
-        status: 303,
-      });
+      await audit({ collection: 'users', recordId: id, status: 303 });
     });
   } catch (error) {
     if (!(error instanceof FieldErrors)) throw error;
@@ -125,7 +114,7 @@ export async function submitNewToken(m: MemberExchange<unknown>): Promise<Fastif
   } catch (error) {
     if (!(error instanceof MemberTokenError)) throw error;
     const profile = await readProfile(db, id);
-    if (!profile) return notFoundPage(m);
+    if (!profile) return notFound(m);
     return profileAnswer(m, 422, { fields: profile, errors: {}, preview: null, tokenName: name, tokenError: error.message }, null);
   }
 }
@@ -133,7 +122,7 @@ export async function submitNewToken(m: MemberExchange<unknown>): Promise<Fastif
 /** POST /accounts/profile/tokens/<id>/revoke/: only the member's own, still active token. */
 export async function submitRevokeToken(m: MemberExchange<number>): Promise<FastifyReply> {
   const revoked = await revokeMemberToken(m.ex.services.database.db, member(m).id, m.ex.params, m.nowUs);
-  if (!revoked) return notFoundPage(m);
+  if (!revoked) return notFound(m);
   return seeOther(m.ex.reply, '/accounts/profile/?saved=revoked');
 }
 
@@ -294,8 +283,4 @@ export async function submitReset(m: MemberExchange<unknown>): Promise<FastifyRe
 
 export async function showResetSent(m: MemberExchange<unknown>): Promise<FastifyReply> {
   return sendPage(m.ex.reply, 200, resetSentPage(m.site));
-}
-
-function notFoundPage(m: MemberExchange<unknown>): FastifyReply {
-  return sendPage(m.ex.reply, 404, messagePage(m.site, { title: 'Not found', message: 'There is nothing here.' }));
 }

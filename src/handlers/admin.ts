@@ -15,13 +15,11 @@ import {
 import { LINK_VALIDITY_US, setPasswordPath } from '../members/links.js';
 import { linkGoesByMail, mailPasswordLink, MailNotSent, type LinkDelivery } from '../members/mail.js';
 import { createGroup, deleteGroup, listGroups, renameGroup, RIGHTS, RightsError, setGroupRights, type GroupInfo } from '../members/rights.js';
-import { recordAudit } from '../resources/audit.js';
 import { createToken, listTokens, revokeTokenById, TokenError } from '../resources/tokens.js';
 import { countUsers } from '../resources/users.js';
 import { field, type Form } from '../request/form.js';
 import { adminHomePage, groupEditPage, groupsPage, memberEditPage, membersPage, tokensPage, type Flash, type MadeLink, type MemberEdit } from '../web/admin-pages.js';
-import { notFoundPage } from '../web/not-found.js';
-import { seeOther, sendPage, type MemberExchange } from './member-pages.js';
+import { notFound, seeOther, sendPage, webWrite, type MemberExchange } from './member-pages.js';
 
 /**
  * The superusers' admin pages (members.md §4, `/accounts/admin/`). The route entries
@@ -50,26 +48,13 @@ function viewerId(m: Admin): number {
   return m.viewer!.member.id;
 }
 
-/** A change made here, in the same transaction, with the audit entry that names who made it from the web. */
+/** A change made here, with the audit entry that names who made it from the web. */
 function adminWrite<T>(m: Admin, collection: string, work: (trx: Db) => Promise<T>, recordId: (result: T) => number | null): Promise<T> {
-  return m.ex.services.writes.run(async (trx) => {
+  return webWrite(m, async (trx, audit) => {
     const result = await work(trx);
-    await recordAudit(trx, {
-      timeUs: m.nowUs,
-      tokenId: null,
-      tokenName: `web:${m.viewer!.member.username}`,
-      method: 'POST',
-      path: m.ex.facts.target.rawPath,
-      collection,
-      recordId: recordId(result),
-      status: 200,
-    });
+    await audit({ collection, recordId: recordId(result), status: 200 });
     return result;
   });
-}
-
-function notFound(m: Admin): FastifyReply {
-  return sendPage(m.ex.reply, 404, notFoundPage(m.site, m.ex.facts.target.rawPath));
 }
 
 function db(m: Admin): Db {

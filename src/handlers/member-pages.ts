@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import type { Db } from '../db/connection.js';
 import type { MemberSession } from '../members/sessions.js';
+import { recordAudit } from '../resources/audit.js';
 import { clearCookie, cookieName, isHttps, parseCookies, setCookie } from '../request/cookies.js';
 import { CSRF_COOKIE, CSRF_FIELD, csrfToken, csrfTokenMatches, originAllowed } from '../request/csrf.js';
 import { isFormType, parseForm, type Form } from '../request/form.js';
@@ -9,6 +11,7 @@ import { declareRoute, type Exchange, type Route, type RoutePath } from '../http
 import { messagePage } from '../web/accounts.js';
 import type { Html } from '../web/html.js';
 import { HTML_HEADERS, HTML_TYPE, siteFor, type Site } from '../web/layout.js';
+import { notFoundPage } from '../web/not-found.js';
 import { hereOf, navOf, PRIVATE, settleSessionCookie, viewerOf } from './viewer.js';
 
 /**
@@ -136,4 +139,34 @@ export function refusedForm<P>(m: MemberExchange<P>): FastifyReply {
 /** Logging out: the cookie removed. */
 export function clearSessionCookie(reply: FastifyReply, base: string | null, name: string): FastifyReply {
   return reply.header('set-cookie', clearCookie(name, isHttps(base)));
+}
+
+/** A 404 page for the request's path (an unknown record, a token that is not the member's). */
+export function notFound<P>(m: MemberExchange<P>): FastifyReply {
+  return sendPage(m.ex.reply, 404, notFoundPage(m.site, m.ex.facts.target.rawPath));
+}
+
+/** What the audit log records of a change made from a page (the method, path, time and who come from the request). */
+export interface WebAudit {
+  collection: string;
+  recordId: number | null;
+  status: number;
+}
+
+/** Who the audit log names for a change made from the web (members.md §4): the member, and that it came from the web. */
+export function webAuditName(username: string): string {
+  return `web: ${username}`;
+}
+
+/**
+ * A change made from a member's page: one announced write transaction (live/writes.ts: caches,
+ * stream, webhooks), in which `work` calls `audit` for what it changed, so that the log and the
+ * data agree.
+ */
+export function webWrite<P, T>(m: MemberExchange<P>, work: (trx: Db, audit: (entry: WebAudit) => Promise<void>) => Promise<T>): Promise<T> {
+  const { services, facts } = m.ex;
+  const tokenName = webAuditName(m.viewer!.member.username);
+  return services.writes.run((trx) =>
+    work(trx, (entry) => recordAudit(trx, { timeUs: m.nowUs, tokenId: null, tokenName, method: facts.method, path: facts.target.rawPath, ...entry })),
+  );
 }

@@ -32,14 +32,18 @@ export async function answerPage<P>(ex: Exchange<P>, page: PageSpec<P>): Promise
   const base = requireBase(facts.base);
   const { database, pageTimes, times } = services;
   const viewer = facts.session === null ? null : await viewerOf(ex);
-  const site = siteFor(services.site, navOf(facts, viewer));
+  const nav = navOf(facts, viewer);
+  const site = siteFor(services.site, nav);
+  // Only a request the cache keeps nothing for (facts.key null: it carries a session cookie) gets a page built for its member.
+  const pageViewer = facts.key === null && viewer !== null && nav.member ? { id: viewer.member.id, username: viewer.member.username, csrf: nav.member.csrf } : null;
   // Read before the body is built, so that the body is at least as new as the versions it is filed under.
   const snapshot = await services.fast.versionsFor(facts);
   const recipe = {
     reads: page.reads,
     kind: { headers: page.headers, type: page.type, maxAgeMs: page.maxAgeMs, route: ex.route.template },
     build: async () => {
-      const body = await page.build({ db: database.db, site, times: pageTimes, zone: times, base, nowMs: Date.now() }, ex.params);
+      const context = { db: database.db, site, times: pageTimes, zone: times, base, nowMs: Date.now(), query: facts.target.query, viewer: pageViewer };
+      const body = await page.build(context, ex.params);
       if (body === undefined) throw notFound();
       return body;
     },

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { parseId } from '../drf/routes.js';
 import type { Json } from '../openapi/components.js';
 import type { RequestFacts } from '../request/facts.js';
 import type { Services } from './services.js';
@@ -102,4 +103,12 @@ export function declareRoute<P, C = void>(declaration: RouteDeclaration<P, C>): 
 /** A match for one fixed path, or any of a few. */
 export function fixedPaths(...paths: string[]): (path: RoutePath) => true | null {
   return ({ raw }) => (paths.includes(raw) ? true : null);
+}
+
+/** A match for paths (as sent) of a pattern whose first group is a record's id: the id, or no match. */
+export function idPath(pattern: RegExp): (path: RoutePath) => number | null {
+  return ({ raw }) => {
+    const digits = pattern.exec(raw)?.[1];
+    return digits === undefined ? null : parseId(digits);
+  };
 }

@@ -164,36 +164,66 @@ export async function permissionIdOf(db: Db, right: Right): Promise<number> {
 // Beyond the original (members.md §3): a maintainer may edit their project, an organizer their
 // event and its meetings. Each check reads the rights afresh.
 
+/** The record kinds members act on, by the first segment of their pages' paths. */
+export type RecordKind = 'projects' | 'events' | 'meetings';
+
+/** What a member may do to one record besides taking part (which every active member may): the buttons of its page. */
+export interface RecordPowers {
+  edit: boolean;
+  delete: boolean;
+  /** An event's: add its meeting. */
+  addMeeting: boolean;
+}
+
+const NO_POWERS: RecordPowers = { edit: false, delete: false, addMeeting: false };
+
+/** A member's powers over a record, their rights read once (nothing for an inactive account or an unknown record). */
+export async function powersOver(db: Db, userId: number, kind: RecordKind, id: number): Promise<RecordPowers> {
+  const member = await rightsOf(db, userId);
+  if (!member.active) return NO_POWERS;
+  const has = (right: Right) => member.rights.has(right);
+  if (kind === 'projects') {
+    const edit = has('projects.change_project') || (await maintainerOf(db, id)) === userId;
+    return { edit, delete: has('projects.delete_project'), addMeeting: false };
+  }
+  if (kind === 'events') {
+    let organizer: Promise<boolean> | undefined;
+    const organizes = () => (organizer ??= isOrganizer(db, userId, id));
+    return {
+      edit: has('events.change_event') || (await organizes()),
+      delete: has('events.delete_event'),
+      addMeeting: has('events.add_meeting') || (await organizes()),
+    };
+  }
+  const organizes = async () => {
+    const meeting = await db.selectFrom('meetings').select('event_id').where('id', '=', id).executeTakeFirst();
+    return meeting !== undefined && (await isOrganizer(db, userId, meeting.event_id));
+  };
+  return { edit: has('events.change_meeting') || (await organizes()), delete: has('events.delete_meeting'), addMeeting: false };
+}
+
 /** `change_project`, or being the project's maintainer. */
 export async function mayEditProject(db: Db, userId: number, projectId: number): Promise<boolean> {
-  const member = await rightsOf(db, userId);
-  if (!member.active) return false;
-  if (member.rights.has('projects.change_project')) return true;
-  const project = await db.selectFrom('projects').select('maintainer_id').where('id', '=', projectId).executeTakeFirst();
-  return project?.maintainer_id === userId;
+  return (await powersOver(db, userId, 'projects', projectId)).edit;
 }
 
 /** `change_event`, or being the event's organizer. */
 export async function mayEditEvent(db: Db, userId: number, eventId: number): Promise<boolean> {
-  const member = await rightsOf(db, userId);
-  if (!member.active) return false;
-  return member.rights.has('events.change_event') || (await isOrganizer(db, userId, eventId));
+  return (await powersOver(db, userId, 'events', eventId)).edit;
 }
 
-/** `add_meeting`, or being the organizer of the meeting's event. */
+/** `add_meeting`, or being the event's organizer. */
 export async function mayAddMeeting(db: Db, userId: number, eventId: number): Promise<boolean> {
-  const member = await rightsOf(db, userId);
-  if (!member.active) return false;
-  return member.rights.has('events.add_meeting') || (await isOrganizer(db, userId, eventId));
+  return (await powersOver(db, userId, 'events', eventId)).addMeeting;
 }
 
 /** `change_meeting`, or being the organizer of the meeting's event. */
 export async function mayEditMeeting(db: Db, userId: number, meetingId: number): Promise<boolean> {
-  const member = await rightsOf(db, userId);
-  if (!member.active) return false;
-  if (member.rights.has('events.change_meeting')) return true;
-  const meeting = await db.selectFrom('meetings').select('event_id').where('id', '=', meetingId).executeTakeFirst();
-  return meeting !== undefined && (await isOrganizer(db, userId, meeting.event_id));
+  return (await powersOver(db, userId, 'meetings', meetingId)).edit;
+}
+
+async function maintainerOf(db: Db, projectId: number): Promise<number | undefined> {
+  return (await db.selectFrom('projects').select('maintainer_id').where('id', '=', projectId).executeTakeFirst())?.maintainer_id;
 }
 
 async function isOrganizer(db: Db, userId: number, eventId: number): Promise<boolean> {

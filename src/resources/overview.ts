@@ -1,4 +1,6 @@
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/connection.js';
+import type { Database } from '../db/schema.js';
 
 /**
  * What the web pages show of the community, read straight from the tables: the dashboard's lists
@@ -48,6 +50,73 @@ export async function upcomingEvents(db: Db, nowUs: number, limit: number): Prom
   return rows.map(eventSummary);
 }
 
+/** The events of a list page (`/events/`, `/events/talks/`), with their status. */
+export interface ListedEvent extends EventSummary {
+  status: string;
+}
+
+/** The parts of the events' list, in its order: ready events to come, those being prepared, then past ones. */
+export const EVENT_LIST_PARTS = ['upcoming', 'incubating', 'past'] as const;
+export type EventListPart = (typeof EVENT_LIST_PARTS)[number];
+
+export interface EventListing {
+  /** How many events each part holds. */
+  counts: Record<EventListPart, number>;
+  /** The window's events, by part. */
+  events: Record<EventListPart, ListedEvent[]>;
+}
+
+/**
+ * One window (offset, limit) of every event — or every talk — in the list's order: ready events
+ * still to come (stop in the future, or start when there is no stop, or no date yet), soonest
+ * first and the undated last; then those still being prepared, in the same order; then past ones,
+ * newest first.
+ */
+type EventsWhere = ExpressionBuilder<Database, 'events'>;
+
+/** Over: its stop has passed, or its start when it has no stop. */
+const pastAt = (nowUs: number) => (eb: EventsWhere) => eb.or([eb('stop_us', '<=', nowUs), eb.and([eb('stop_us', 'is', null), eb('start_us', '<=', nowUs)])]);
+
+/** Not over, written out (NOT of the above would drop the undated events: NULL in SQL's logic). */
+const toComeAt = (nowUs: number) => (eb: EventsWhere) =>
+  eb.or([eb('stop_us', '>', nowUs), eb.and([eb('stop_us', 'is', null), eb.or([eb('start_us', '>', nowUs), eb('start_us', 'is', null)])])]);
+
+export async function eventListing(db: Db, nowUs: number, window: { offset: number; limit: number }, talksOnly: boolean): Promise<EventListing> {
+  const part = (which: EventListPart) => {
+    let query = db.selectFrom('events');
+    if (talksOnly) query = query.where('is_talk', '=', 1);
+    if (which === 'past') return query.where(pastAt(nowUs));
+    return query.where(toComeAt(nowUs)).where('status', which === 'upcoming' ? '=' : '<>', 'r');
+  };
+  const counts = {} as Record<EventListPart, number>;
+  const events = {} as Record<EventListPart, ListedEvent[]>;
+  let { offset, limit } = window;
+  for (const which of EVENT_LIST_PARTS) {
+    const row = await part(which)
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow();
+    counts[which] = Number(row.n);
+    events[which] = [];
+    if (offset >= counts[which]) {
+      offset -= counts[which];
+      continue;
+    }
+    if (limit === 0) continue;
+    const direction = which === 'past' ? sql`desc nulls last` : sql`asc nulls last`;
+    const rows = await part(which)
+      .select(['id', 'title', 'place', 'start_us', 'stop_us', 'status'])
+      .orderBy('start_us', direction)
+      .orderBy('id', which === 'past' ? 'desc' : 'asc')
+      .offset(offset)
+      .limit(limit)
+      .execute();
+    events[which] = rows.map((row) => ({ ...eventSummary(row), status: row.status }));
+    limit -= rows.length;
+    offset = 0;
+  }
+  return { counts, events };
+}
+
 /** Projects with their maintainer's name (never the e-mail address). */
 function selectProjects(db: Db) {
   return db
@@ -66,6 +135,31 @@ function projectSummary({ user_id, username, ...project }: ProjectRow): ProjectS
 export async function projectSummaries(db: Db): Promise<ProjectSummary[]> {
   const rows = await selectProjects(db).orderBy('projects.id').execute();
   return rows.map(projectSummary);
+}
+
+/** The projects a member maintains or takes part in, by id. */
+export async function projectsOf(db: Db, userId: number): Promise<ProjectSummary[]> {
+  const rows = await selectProjects(db)
+    .where((eb) =>
+      eb.or([eb('projects.maintainer_id', '=', userId), eb('projects.id', 'in', eb.selectFrom('project_participants').select('project_id').where('user_id', '=', userId))]),
+    )
+    .orderBy('projects.id')
+    .execute();
+  return rows.map(projectSummary);
+}
+
+/** The events still to come that a member said they are interested in, soonest first (the undated last). */
+export async function eventsInterestingTo(db: Db, userId: number, nowUs: number, limit: number): Promise<EventSummary[]> {
+  const rows = await db
+    .selectFrom('events')
+    .select(['id', 'title', 'place', 'start_us', 'stop_us'])
+    .where('id', 'in', db.selectFrom('event_interested').select('event_id').where('user_id', '=', userId))
+    .where(toComeAt(nowUs))
+    .orderBy('start_us', sql`asc nulls last`)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(eventSummary);
 }
 
 /** The latest meetings, by their event's start (newest first), with the event's title. */
@@ -210,8 +304,18 @@ function eventSummary(row: { id: number; title: string; place: string; start_us:
   };
 }
 
-async function linkedUsers(db: Db, table: 'project_participants' | 'meeting_members', column: 'project_id' | 'meeting_id', id: number): Promise<UserName[]> {
-  // Both link tables have (owner column, user_id); the union type keeps Kysely's checks.
+/** The members interested in an event (shown to members only: it is not in the API's event record). */
+export function interestedIn(db: Db, eventId: number): Promise<UserName[]> {
+  return linkedUsers(db, 'event_interested', 'event_id', eventId);
+}
+
+async function linkedUsers(
+  db: Db,
+  table: 'project_participants' | 'meeting_members' | 'event_interested',
+  column: 'project_id' | 'meeting_id' | 'event_id',
+  id: number,
+): Promise<UserName[]> {
+  // The link tables have (owner column, user_id); the cast keeps Kysely's checks on one of them.
   const rows = await db
     .selectFrom(table as 'project_participants')
     .innerJoin('users', 'users.id', 'user_id')

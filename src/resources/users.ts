@@ -80,6 +80,19 @@ async function usernameTaken(db: Db, username: string, exceptId: number | null):
   return rows.some((row) => row.id !== exceptId && foldCase(row.username) === wanted);
 }
 
+/**
+ * The user a name in an address designates (the original's `/accounts/<username>`): the one of
+ * that name, else the one whose name it is ignoring case (foldCase; compared here, as
+ * usernameTaken does), the oldest should several differ only in case.
+ */
+export async function userIdByName(db: Db, name: string): Promise<number | null> {
+  const exact = await db.selectFrom('users').select('id').where('username', '=', name).executeTakeFirst();
+  if (exact) return exact.id;
+  const wanted = foldCase(name);
+  const rows = await db.selectFrom('users').select(['id', 'username']).orderBy('id').execute();
+  return rows.find((row) => foldCase(row.username) === wanted)?.id ?? null;
+}
+
 /** The original's other fields take its model defaults (schema.ts); created and edited are now. */
 export async function createUser(db: Db, input: UserInput, nowUs: number): Promise<number> {
   if (await usernameTaken(db, input.username, null)) throw new FieldErrors({ username: [USERNAME_TAKEN] });

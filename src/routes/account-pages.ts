@@ -13,8 +13,8 @@ import {
   submitSetPassword,
 } from '../handlers/account-pages.js';
 import { memberPage } from '../handlers/member-pages.js';
-import { parseId } from '../drf/routes.js';
-import { declareRoute, fixedPaths, type Route, type RoutePath } from '../http/route.js';
+import { fixedPaths, idPath, type Route, type RoutePath } from '../http/route.js';
+import { originalPaths } from './original-addresses.js';
 
 /** A set-password link's token as links.ts makes them (43 base64url characters). */
 const LINK_PATH = /^\/accounts\/set-password\/([A-Za-z0-9_-]{43})\/$/;
@@ -24,29 +24,7 @@ function linkToken({ raw }: RoutePath): string | null {
   return LINK_PATH.exec(raw)?.[1] ?? null;
 }
 
-function revokedId({ raw }: RoutePath): number | null {
-  const digits = REVOKE_PATH.exec(raw)?.[1];
-  return digits === undefined ? null : parseId(digits);
-}
-
-/** A 301 from one of the original's addresses to ours, the query kept (members.md §4). */
-function originalAddress(name: string, paths: string[], to: string): Route {
-  return declareRoute({
-    name,
-    template: paths[0],
-    methods: ['GET', 'HEAD'],
-    page: true,
-    bodiless: true,
-    match: fixedPaths(...paths),
-    handle: async ({ reply, facts }) => {
-      const { rawQuery } = facts.target;
-      return reply
-        .code(301)
-        .header('location', `${to}${rawQuery === '' ? '' : `?${rawQuery}`}`)
-        .send();
-    },
-  });
-}
+const revokedId = idPath(REVOKE_PATH);
 
 /** A member's own pages (members.md §3, §4): profile and personal tokens, password, set-password links, reset by mail. */
 export const MEMBER_ACCOUNT_ROUTES: readonly Route[] = [
@@ -118,7 +96,7 @@ export const MEMBER_ACCOUNT_ROUTES: readonly Route[] = [
     requires: 'anyone',
     handle: showResetSent,
   }),
-  originalAddress('original profile', ['/accounts/profile', '/accounts/edit', '/accounts/edit/'], '/accounts/profile/'),
-  originalAddress('original password change', ['/accounts/passwd/', '/accounts/passwd'], '/accounts/password/'),
-  originalAddress('original password reset', ['/auth/password_reset/', '/auth/password_reset'], '/accounts/password/reset/'),
+  originalPaths('original profile', ['/accounts/profile', '/accounts/edit', '/accounts/edit/'], '/accounts/profile/'),
+  originalPaths('original password change', ['/accounts/passwd/', '/accounts/passwd'], '/accounts/password/'),
+  originalPaths('original password reset', ['/auth/password_reset/', '/auth/password_reset'], '/accounts/password/reset/'),
 ];

@@ -1,7 +1,8 @@
 import { logoutWithoutSession, showLogin, showLogout, submitLogin, submitLogout } from '../handlers/accounts.js';
 import { memberPage } from '../handlers/member-pages.js';
-import { declareRoute, fixedPaths, type Route } from '../http/route.js';
+import { fixedPaths, type Route } from '../http/route.js';
 import { MEMBER_ACCOUNT_ROUTES } from './account-pages.js';
+import { originalPaths } from './original-addresses.js';
 
 /** The members' account pages (members.md §2): logging in and out, and the original's address of the login page. */
 export const ACCOUNT_ROUTES: readonly Route[] = [
@@ -24,21 +25,7 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
     handle: (m) => (m.ex.facts.method === 'POST' ? submitLogout(m) : showLogout(m)),
   }),
   // The original's login address (django.contrib.auth's): 301, the query kept (`next` with it).
-  declareRoute({
-    name: 'original login',
-    template: '/auth/login/',
-    methods: ['GET', 'HEAD'],
-    page: true,
-    bodiless: true,
-    match: fixedPaths('/auth/login/', '/auth/login'),
-    handle: async ({ reply, facts }) => {
-      const { rawQuery } = facts.target;
-      return reply
-        .code(301)
-        .header('location', `/accounts/login/${rawQuery === '' ? '' : `?${rawQuery}`}`)
-        .send();
-    },
-  }),
+  originalPaths('original login', ['/auth/login/', '/auth/login'], '/accounts/login/'),
   // A member's own pages: profile and tokens, password, set-password links, reset (routes/account-pages.ts).
   ...MEMBER_ACCOUNT_ROUTES,
 ];

@@ -1,15 +1,6 @@
-import { parseId } from '../drf/routes.js';
 import { group, groups, makeMemberLink, memberAccount, removeGroup, revokeOperatorToken, revokePersonalToken, showAdminHome, showMembers, tokens } from '../handlers/admin.js';
 import { memberPage } from '../handlers/member-pages.js';
-import { fixedPaths, type Route, type RoutePath } from '../http/route.js';
-
-/** An id in a path as sent (`/accounts/admin/groups/12/`), or no match. */
-const idIn =
-  (regex: RegExp) =>
-  ({ raw }: RoutePath): number | null => {
-    const found = regex.exec(raw);
-    return found === null ? null : parseId(found[1]);
-  };
+import { fixedPaths, idPath, type Route } from '../http/route.js';
 
 /** The superusers' admin pages (members.md §4, `/accounts/admin/`): a visitor goes to the login page, any other member gets a 403 page. */
 export const ADMIN_ROUTES: readonly Route[] = [
@@ -32,7 +23,7 @@ export const ADMIN_ROUTES: readonly Route[] = [
   memberPage({
     name: 'admin member',
     template: '/accounts/admin/members/:id/',
-    match: idIn(/^\/accounts\/admin\/members\/([0-9]+)\/$/),
+    match: idPath(/^\/accounts\/admin\/members\/([0-9]+)\/$/),
     methods: ['GET', 'POST'],
     requires: 'superuser',
     handle: memberAccount,
@@ -40,7 +31,7 @@ export const ADMIN_ROUTES: readonly Route[] = [
   memberPage({
     name: 'admin member link',
     template: '/accounts/admin/members/:id/link/',
-    match: idIn(/^\/accounts\/admin\/members\/([0-9]+)\/link\/$/),
+    match: idPath(/^\/accounts\/admin\/members\/([0-9]+)\/link\/$/),
     methods: ['POST'],
     requires: 'superuser',
     handle: makeMemberLink,
@@ -56,7 +47,7 @@ export const ADMIN_ROUTES: readonly Route[] = [
   memberPage({
     name: 'admin group',
     template: '/accounts/admin/groups/:id/',
-    match: idIn(/^\/accounts\/admin\/groups\/([0-9]+)\/$/),
+    match: idPath(/^\/accounts\/admin\/groups\/([0-9]+)\/$/),
     methods: ['GET', 'POST'],
     requires: 'superuser',
     handle: group,
@@ -64,7 +55,7 @@ export const ADMIN_ROUTES: readonly Route[] = [
   memberPage({
     name: 'admin group delete',
     template: '/accounts/admin/groups/:id/delete/',
-    match: idIn(/^\/accounts\/admin\/groups\/([0-9]+)\/delete\/$/),
+    match: idPath(/^\/accounts\/admin\/groups\/([0-9]+)\/delete\/$/),
     methods: ['POST'],
     requires: 'superuser',
     handle: removeGroup,
@@ -80,7 +71,7 @@ export const ADMIN_ROUTES: readonly Route[] = [
   memberPage({
     name: 'admin token revoke',
     template: '/accounts/admin/tokens/:id/revoke/',
-    match: idIn(/^\/accounts\/admin\/tokens\/([0-9]+)\/revoke\/$/),
+    match: idPath(/^\/accounts\/admin\/tokens\/([0-9]+)\/revoke\/$/),
     methods: ['POST'],
     requires: 'superuser',
     handle: revokeOperatorToken,
@@ -88,7 +79,7 @@ export const ADMIN_ROUTES: readonly Route[] = [
   memberPage({
     name: 'admin member token revoke',
     template: '/accounts/admin/member-tokens/:id/revoke/',
-    match: idIn(/^\/accounts\/admin\/member-tokens\/([0-9]+)\/revoke\/$/),
+    match: idPath(/^\/accounts\/admin\/member-tokens\/([0-9]+)\/revoke\/$/),
     methods: ['POST'],
     requires: 'superuser',
     handle: revokePersonalToken,

@@ -9,6 +9,7 @@ import { calendarFeed, calendarSinceUs } from '../web/calendar.js';
 import { dashboardPage } from '../web/dashboard.js';
 import { DETAIL_KINDS, detailPage, type DetailKind } from '../web/details.js';
 import { HTML_HEADERS, HTML_TYPE } from '../web/layout.js';
+import { eventListPage, projectListPage } from '../web/lists.js';
 
 /** The web face's pages (web.md §3–§5): GET and HEAD, HTML but for the calendar feed. */
 const METHODS = ['GET', 'HEAD'] as const;
@@ -42,17 +43,34 @@ export const PAGE_ROUTES: readonly Route[] = [
     type: HTML_TYPE,
     headers: PAGE_HEADERS,
     maxAgeMs: 60_000,
-    build: ({ db, site, times, zone, nowMs }) => dashboardPage(db, site, times, zone, nowMs),
+    build: (ctx) => dashboardPage(ctx),
   }),
+  // The lists (members.md §4); before the detail pages, whose `/events/<id>/` would match `/events/talks/`.
+  pageRoute('projects', '/projects/', pattern(/^\/projects\/$/), {
+    reads: ['projects', 'users'],
+    type: HTML_TYPE,
+    headers: PAGE_HEADERS,
+    build: (ctx) => projectListPage(ctx),
+  }),
+  ...[false, true].map((talks) =>
+    pageRoute(talks ? 'talks' : 'events', talks ? '/events/talks/' : '/events/', pattern(talks ? /^\/events\/talks\/$/ : /^\/events\/$/), {
+      reads: ['events'],
+      type: HTML_TYPE,
+      headers: PAGE_HEADERS,
+      // An event moves from "upcoming" to "past" as time goes by: rebuilt at least every minute.
+      maxAgeMs: 60_000,
+      build: (ctx) => eventListPage(ctx, talks),
+    }),
+  ),
   ...DETAIL_KINDS.map((kind) =>
     pageRoute(kind, `/${kind}/:id/`, pattern(new RegExp(`^/${kind}/([^/]+)/$`)), {
       reads: DETAIL_READS[kind],
       type: HTML_TYPE,
       headers: PAGE_HEADERS,
       // Event times read "in 3 days" nowhere here: a detail page changes only with its records.
-      build: async ({ db, site, times }, match) => {
+      build: async (ctx, match) => {
         const id = parseId(decodeURIComponentSafe(match[1]));
-        return id === null ? undefined : detailPage(kind, db, id, site, times);
+        return id === null ? undefined : detailPage(kind, ctx, id);
       },
     }),
   ),

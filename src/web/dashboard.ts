@@ -1,21 +1,34 @@
 import type { Db } from '../db/connection.js';
 import { openingHours, DEFAULT_WEEKS } from '../resources/opening-hours.js';
 import { currentSpaceState, type SpaceState } from '../resources/openings.js';
-import { memberCounts, projectSummaries, recentMeetings, upcomingEvents, type EventSummary, type MeetingSummary, type ProjectSummary } from '../resources/overview.js';
-import type { TimeFormatter } from '../time.js';
+import {
+  eventsInterestingTo,
+  memberCounts,
+  projectsOf,
+  projectSummaries,
+  recentMeetings,
+  upcomingEvents,
+  type EventSummary,
+  type MeetingSummary,
+  type ProjectSummary,
+} from '../resources/overview.js';
 import { DAY_MS, daysSince, STALE_DAYS, type PageTimes } from './format.js';
 import { openingHoursSection } from './heatmap.js';
 import { html, type Html } from './html.js';
-import { layout, type Site } from './layout.js';
-import { PROJECT_STATUS_NAMES, eventWhen } from './words.js';
+import { layout } from './layout.js';
+import { eventItem, projectGroups } from './lists.js';
+import type { PageContext } from './page-context.js';
+import { PROJECT_STATUS_NAMES } from './words.js';
 
 const UPCOMING_EVENTS = 10;
 const RECENT_MEETINGS = 5;
 
 /** The dashboard at `/` (web.md §3): the state first, then the opening hours, events, projects, meetings and members. */
-export async function dashboardPage(db: Db, site: Site, times: PageTimes, zone: TimeFormatter, nowMs: number): Promise<Buffer> {
+export async function dashboardPage(ctx: PageContext): Promise<Buffer> {
+  const { db, site, times, zone, nowMs } = ctx;
   const nowUs = nowMs * 1000;
-  const [state, openShare, events, projects, meetings, members] = await Promise.all([
+  const [mine, state, openShare, events, projects, meetings, members] = await Promise.all([
+    ctx.viewer === null ? html`` : memberSection(db, ctx.viewer.id, nowUs, times),
     currentSpaceState(db),
     openingHours(db, zone, nowUs, DEFAULT_WEEKS),
     upcomingEvents(db, nowUs, UPCOMING_EVENTS),
@@ -24,6 +37,7 @@ export async function dashboardPage(db: Db, site: Site, times: PageTimes, zone: 
     memberCounts(db),
   ]);
   const main = html`${stateSection(state, times, nowMs)}
+${mine}
 ${openingHoursSection(openShare, DEFAULT_WEEKS)}
 <div class="columns">
 ${eventsSection(events, times)}
@@ -32,6 +46,27 @@ ${membersSection(members)}
 </div>
 ${projectsSection(projects)}`;
   return layout(site, { title: stateWord(state), main, live: true });
+}
+
+/**
+ * For a member (members.md §4): their projects and the events to come they are interested in,
+ * before what everyone sees. Their dashboard is built for them, never cached.
+ */
+async function memberSection(db: Db, userId: number, nowUs: number, times: PageTimes): Promise<Html> {
+  const [projects, events] = await Promise.all([projectsOf(db, userId), eventsInterestingTo(db, userId, nowUs, UPCOMING_EVENTS)]);
+  return html`<section class="mine" aria-labelledby="mine-heading">
+<h2 id="mine-heading">Yours</h2>
+<div class="columns">
+<section aria-labelledby="my-projects-heading">
+<h3 id="my-projects-heading">Your projects</h3>
+${projects.length === 0 ? html`<p>You take part in no project yet. <a href="/projects/">See the projects</a>.</p>` : html`<ul>${projects.map((p) => html`<li><a href="/projects/${p.id}/">${p.title}</a> <span class="count">${PROJECT_STATUS_NAMES[p.status] ?? p.status}</span></li>`)}</ul>`}
+</section>
+<section aria-labelledby="my-events-heading">
+<h3 id="my-events-heading">Events you are interested in</h3>
+${events.length === 0 ? html`<p>None to come. <a href="/events/">See the events</a>.</p>` : html`<ul>${events.map((event) => eventItem(event, times))}</ul>`}
+</section>
+</div>
+</section>`;
 }
 
 function stateWord(state: SpaceState): string {
@@ -55,10 +90,7 @@ ${since}
 }
 
 function eventsSection(events: EventSummary[], times: PageTimes): Html {
-  const items = events.map(
-    (event) =>
-      html`<li><a href="/events/${event.id}/">${event.title}</a> <span class="when">${eventWhen(event, times)}</span>${event.place ? html` <span class="place">· ${event.place}</span>` : ''}</li>`,
-  );
+  const items = events.map((event) => eventItem(event, times));
   return html`<section class="events" aria-labelledby="events-heading">
 <h2 id="events-heading">Upcoming events</h2>
 ${items.length > 0 ? html`<ul>${items}</ul>` : html`<p>No upcoming event.</p>`}
@@ -67,19 +99,9 @@ ${items.length > 0 ? html`<ul>${items}</ul>` : html`<p>No upcoming event.</p>`}
 }
 
 function projectsSection(projects: ProjectSummary[]): Html {
-  const groups = Object.entries(PROJECT_STATUS_NAMES)
-    .map(([status, name]) => ({ name, projects: projects.filter((p) => p.status === status) }))
-    .filter((group) => group.projects.length > 0);
-  const card = (p: ProjectSummary) => html`<li class="card"><a href="/projects/${p.id}/">${p.title}</a>
-<progress max="100" value="${p.progress}" aria-label="Progress of ${p.title}">${p.progress} %</progress> <span class="progress-text">${p.progress} %</span>
-<span class="maintainer">by <a href="/members/${p.maintainer.id}/">${p.maintainer.username}</a></span></li>`;
   return html`<section class="projects" aria-labelledby="projects-heading">
 <h2 id="projects-heading">Projects</h2>
-${groups.length === 0 ? html`<p>No project yet.</p>` : ''}
-${groups.map(
-  (group) => html`<h3>${group.name} <span class="count">(${group.projects.length})</span></h3>
-<ul class="cards">${group.projects.map(card)}</ul>`,
-)}
+${projectGroups(projects, 3)}
 </section>`;
 }
 
