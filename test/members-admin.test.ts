@@ -161,7 +161,7 @@ describe('admin pages', () => {
     ]);
     assert.equal(saved.status, 303);
     assert.deepEqual([...(await rightsOf(db, carolId)).rights].sort(), ['events.change_event', 'projects.add_project']);
-    const audit = await db.selectFrom('audit_log').select(['token_name', 'collection', 'record_id']).where('token_name', '=', 'web:root').execute();
+    const audit = await db.selectFrom('audit_log').select(['token_name', 'collection', 'record_id']).where('token_name', '=', 'web: root').execute();
     assert.ok(
       audit.some((a) => a.collection === 'users' && a.record_id === carolId),
       'the audit names the member and the web',

@@ -6,7 +6,7 @@ import { passwordLinkMail } from '../members/mail.js';
 import { createMemberToken, listMemberTokens, MemberTokenError, revokeMemberToken } from '../members/member-tokens.js';
 import { HashingBusy } from '../members/passwords.js';
 import { memberForReset, readProfile, trimProfile, updateProfile, type ProfileFields } from '../members/profile.js';
-import { recordAudit } from '../resources/audit.js';
+import { recordAudit, webAuditName } from '../resources/audit.js';
 import { FieldErrors, type FieldMessages } from '../resources/write-errors.js';
 import { EMAIL_PATTERN } from '../resources/write-schema.js';
 import { field, type Form } from '../request/form.js';
@@ -99,7 +99,7 @@ export async function submitProfile(m: MemberExchange<unknown>): Promise<Fastify
       await recordAudit(trx, {
         timeUs: nowUs,
         tokenId: null,
-        tokenName: `web: ${username}`,
+        tokenName: webAuditName(username),
         method: 'POST',
         path: facts.target.rawPath,
         collection: 'users',

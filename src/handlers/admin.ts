@@ -14,7 +14,7 @@ import {
 } from '../members/admin.js';
 import { LINK_VALIDITY_US, setPasswordPath } from '../members/links.js';
 import { createGroup, deleteGroup, listGroups, renameGroup, RIGHTS, RightsError, setGroupRights, type GroupInfo } from '../members/rights.js';
-import { recordAudit } from '../resources/audit.js';
+import { recordAudit, webAuditName } from '../resources/audit.js';
 import { createToken, listTokens, revokeTokenById, TokenError } from '../resources/tokens.js';
 import { countUsers } from '../resources/users.js';
 import { field, type Form } from '../request/form.js';
@@ -56,7 +56,7 @@ function adminWrite<T>(m: Admin, collection: string, work: (trx: Db) => Promise<
     await recordAudit(trx, {
       timeUs: m.nowUs,
       tokenId: null,
-      tokenName: `web:${m.viewer!.member.username}`,
+      tokenName: webAuditName(m.viewer!.member.username),
       method: 'POST',
       path: m.ex.facts.target.rawPath,
       collection,
