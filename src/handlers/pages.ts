@@ -6,6 +6,7 @@ import type { Exchange } from '../http/route.js';
 import { sendAnswer } from '../http/reply.js';
 import { siteFor } from '../web/layout.js';
 import type { PageContext } from '../web/page-context.js';
+import { takeNotice } from './notice.js';
 import { navOf, PRIVATE, settleSessionCookie, viewerOf } from './viewer.js';
 
 /** A page outside the API, as its route declares it (routes/pages.ts): the tables it shows, what it is, and its builder. */
@@ -32,7 +33,8 @@ export async function answerPage<P>(ex: Exchange<P>, page: PageSpec<P>): Promise
   const base = requireBase(facts.base);
   const { database, pageTimes, times } = services;
   const viewer = facts.session === null ? null : await viewerOf(ex);
-  const site = siteFor(services.site, navOf(facts, viewer));
+  // A member's page is built for them alone (never cached): it may carry a form's confirmation.
+  const site = siteFor(services.site, navOf(facts, viewer), viewer === null ? null : takeNotice(reply, facts, request.headers.cookie));
   // Read before the body is built, so that the body is at least as new as the versions it is filed under.
   const snapshot = await services.fast.versionsFor(facts);
   const recipe = {
