@@ -213,7 +213,9 @@ async function formBack(m: Exchange, target: Target, values: FormValues, version
     return formAnswer(m, target, 200, { ...EMPTY, values, version, previews });
   }
   // A search box with something in it means a search, whichever button sent the form (Enter in the box sends the first: Save).
-  const searched = fields.find((f) => f.shape.kind === 'member' && (action === `find:${f.name}` || (m.form.get(`${f.name}_find`) ?? '').trim() !== ''));
+  const pickers = fields.filter((f) => f.shape.kind === 'member');
+  const filled = pickers.filter((f) => (m.form.get(`${f.name}_find`) ?? '').trim() !== '');
+  const searched = filled.find((f) => action === `find:${f.name}`) ?? filled[0] ?? pickers.find((f) => action === `find:${f.name}`);
   if (searched === undefined) return null;
   return formAnswer(m, target, 200, { ...EMPTY, values, version, search: { field: searched.name, query: (m.form.get(`${searched.name}_find`) ?? '').trim() } });
 }

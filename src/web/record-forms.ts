@@ -64,6 +64,7 @@ ${failed ? html`<p class="form-error" role="alert" id="form-problem">The ${NOUNS
 ${view.errors.non_field_errors ? html`<p class="form-error" role="alert">${view.errors.non_field_errors.join(' ')}</p>` : ''}
 <form method="post" action="${view.action}" class="stacked">
 <input type="hidden" name="${CSRF_FIELD}" value="${view.csrf}">
+${defaultButton()}
 ${view.version === null ? '' : html`<input type="hidden" name="version" value="${view.version}">`}
 ${formFields(view.schema).map((field) => fieldControl(view, field.name, field.label, field.shape))}
 <p class="buttons"><button type="submit" name="action" value="save">Save</button> <button type="submit" name="action" value="preview" class="secondary">Preview</button> <a href="${view.back}">Cancel</a>${
@@ -73,6 +74,15 @@ ${formFields(view.schema).map((field) => fieldControl(view, field.name, field.la
 ${previewSection(view)}
 </section>`;
   return layout(site, { title: view.title, main });
+}
+
+/**
+ * Enter in a field sends the form with its first button: Save, not a member field's Find (a
+ * filled search box still means a search). Hidden from view and from the Tab order: the visible
+ * Save is at the end.
+ */
+function defaultButton(): Html {
+  return html`<button type="submit" name="action" value="save" class="visually-hidden" tabindex="-1" aria-hidden="true">Save</button>`;
 }
 
 function fieldControl(view: RecordFormView, name: string, label: string, shape: FieldShape): Html {
@@ -145,9 +155,11 @@ ${
   search === null
     ? ''
     : html`<p class="hint" role="status" id="${name}-matches">${
-        matches.length === 0
-          ? html`No other member’s username contains “${search.query}”.`
-          : html`${matches.length} member${matches.length === 1 ? '' : 's'} whose username contains “${search.query}”${search.more ? ' (the first ones: type more to narrow it)' : ''}: ${shape.many ? 'tick' : 'choose'} ${shape.many ? 'those to add' : 'one'}, then save.`
+        search.query === ''
+          ? 'Type a part of a username to find members.'
+          : matches.length === 0
+            ? html`No other member’s username contains “${search.query}”.`
+            : html`${matches.length} member${matches.length === 1 ? '' : 's'} whose username contains “${search.query}”${search.more ? ' (the first ones: type more to narrow it)' : ''}: ${shape.many ? 'tick' : 'choose'} ${shape.many ? 'those to add' : 'one'}, then save.`
       }</p>
 ${matches.length === 0 ? '' : html`<ul class="choices found">${matches.map((m) => option(m, false))}</ul>`}`
 }
