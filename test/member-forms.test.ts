@@ -9,15 +9,18 @@
  * as the member's on the web.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../src/db/connection.js';
 import { createGroup, grantRights, setGroupRights, setMemberGroups, type Right } from '../src/members/rights.js';
 import { listAudit } from '../src/resources/audit.js';
 import { createToken } from '../src/resources/tokens.js';
 import { localInstant } from '../src/time.js';
-import { request, type HttpResponse } from './support/http.js';
+import { doorPost } from './support/door.js';
+import { idOf, request, type HttpResponse } from './support/http.js';
 import { addMember, Browser, csrfOf, logIn, TEST_ITERATIONS } from './support/members.js';
 import { startServer, type TestServer } from './support/server.js';
+import { dataOf, openStream } from './support/sse.js';
 
 const PASSWORD = 'correct horse battery';
 const ZONE = 'Europe/Brussels';
@@ -606,5 +609,71 @@ describe('local times typed in TIME_ZONE (a pure function)', () => {
     assert.equal(localInstant('2026-02-30T12:00', ZONE), null);
     assert.equal(localInstant('2026-03-29T02:30+02:00', ZONE), null);
     assert.equal(localInstant('tomorrow', ZONE), null);
+  });
+});
+
+describe('a form’s save and the live feeds (stream, webhooks)', () => {
+  let server: TestServer;
+  let receiver: http.Server;
+  const received: { body: string }[] = [];
+  let arrived: () => void = () => {};
+
+  before(async () => {
+    receiver = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ body: Buffer.concat(chunks).toString() });
+        res.writeHead(204).end();
+        arrived();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const { port } = receiver.address() as { port: number };
+    server = await startServer({ env: { PASSWORD_ITERATIONS: String(TEST_ITERATIONS), WEBHOOK_URLS: `http://127.0.0.1:${port}/hook`, WEBHOOK_SECRET: 'a webhook secret' } });
+  });
+
+  after(async () => {
+    await server?.close();
+    receiver?.closeAllConnections();
+    await new Promise((resolve) => receiver?.close(resolve));
+  });
+
+  it('goes through the announced writes: the API at once, no delivery or event of its own (they carry the space’s state), the door’s next change delivered after it', async () => {
+    const db = server.database.db;
+    const id = await addMember(db, { username: 'frank', password: PASSWORD });
+    await grantRights(db, id, ['projects.add_project']);
+    const frank = await logIn(server.base, 'frank', PASSWORD);
+    const door = (await createToken(db, 'door', 'door', Date.now() * 1000)).secret;
+    const stream = await openStream(server.base, '/api/space/stream/', { accept: 'text/event-stream' });
+    try {
+      await stream.waitForEvents(1);
+      const outbox = async () =>
+        Number(
+          (
+            await db
+              .selectFrom('webhook_deliveries')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const saved = await frank.submit('/projects/new/', { title: 'Live', status: 'p', progress: '0', short_description: 'S' });
+      assertStatus(saved, 303, 'saved');
+      assertStatus(await request(server.base, `/api${saved.headers.location}`), 200, 'the API sees it at once');
+      // Deliveries are written in the change's own transaction: none was, for a project.
+      assert.equal(await outbox(), 0);
+      const delivered = new Promise<void>((resolve) => (arrived = resolve));
+      const opened = await doorPost(server.base, door, true);
+      assertStatus(opened, 201, 'the door opens');
+      const openingId = idOf(opened);
+      const [, next] = await stream.waitForEvents(2);
+      assert.deepEqual([next.event, next.id, (dataOf(next) as { is_open: boolean }).is_open], ['state', String(openingId), true], 'the next event is the door’s');
+      await delivered;
+      assert.equal(received.length, 1);
+      const body = JSON.parse(received[0].body) as { id: number; event: string; state: { is_open: boolean } };
+      assert.deepEqual([body.id, body.event, body.state.is_open], [openingId, 'state', true], 'the one delivery is the door’s');
+    } finally {
+      stream.close();
+    }
   });
 });
