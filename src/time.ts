@@ -153,19 +153,40 @@ const formatters = new Map<string, TimeFormatter>();
  * reads a naive time in the current zone, fold=0). Returns null for anything else.
  */
 export function parseLocalMicros(text: string, timeZone: string): number | null {
-  const trimmed = text.trim();
-  if (!LOCAL_PATTERN.test(trimmed)) return null;
-  const asUtc = parseIsoMicros(trimmed + 'Z');
-  if (asUtc === null) return null;
-  let formatter = formatters.get(timeZone);
-  if (!formatter) formatters.set(timeZone, (formatter = new TimeFormatter(timeZone)));
-  const wallSeconds = Math.floor(asUtc / 1_000_000);
-  // The offsets in force a day before and after cover both sides of any transition near it.
-  const before = formatter.offsetSeconds(wallSeconds - 86_400);
-  const after = formatter.offsetSeconds(wallSeconds + 86_400);
-  const valid = [before, after].filter((o) => formatter.offsetSeconds(wallSeconds - o) === o);
+  const reading = readLocalTime(text, timeZone);
+  if (reading === null) return null;
   // Twice on the clock (autumn): the first occurrence, as Python's fold=0. Skipped by the clock
   // (spring): read with the offset before the change, as Python does.
-  const offset = valid.length === 0 ? before : Math.max(...valid);
-  return asUtc - offset * 1_000_000;
+  const offset = reading.offsets.length === 0 ? reading.before : Math.max(...reading.offsets);
+  return reading.wallMicros - offset * 1_000_000;
+}
+
+/**
+ * A wall-clock time typed in `timeZone` (a form's `datetime-local`), read strictly (members.md
+ * §4): the instant it names, or why it names none: the clocks skip it (spring) or show it twice
+ * (autumn). Null when the text is no local date-time.
+ */
+export function localInstant(text: string, timeZone: string): { micros: number } | { problem: 'skipped' | 'repeated' } | null {
+  const reading = readLocalTime(text, timeZone);
+  if (reading === null) return null;
+  if (reading.offsets.length === 0) return { problem: 'skipped' };
+  if (reading.offsets.length > 1) return { problem: 'repeated' };
+  return { micros: reading.wallMicros - reading.offsets[0] * 1_000_000 };
+}
+
+/** The wall time as if in UTC, and the zone's offsets (seconds) under which it is shown on the clock: none, one or two. */
+function readLocalTime(text: string, timeZone: string): { wallMicros: number; offsets: number[]; before: number } | null {
+  const trimmed = text.trim();
+  if (!LOCAL_PATTERN.test(trimmed)) return null;
+  const wallMicros = parseIsoMicros(trimmed + 'Z');
+  if (wallMicros === null) return null;
+  let formatter = formatters.get(timeZone);
+  if (!formatter) formatters.set(timeZone, (formatter = new TimeFormatter(timeZone)));
+  const zone = formatter;
+  const wallSeconds = Math.floor(wallMicros / 1_000_000);
+  // The offsets in force a day before and after cover both sides of any transition near it.
+  const before = zone.offsetSeconds(wallSeconds - 86_400);
+  const after = zone.offsetSeconds(wallSeconds + 86_400);
+  const offsets = [...new Set([before, after])].filter((o) => zone.offsetSeconds(wallSeconds - o) === o);
+  return { wallMicros, offsets, before };
 }

@@ -50,6 +50,14 @@ describe('urlencoded forms', () => {
     assert.deepEqual(read('a=%zz%4'), { a: '%zz%4' });
   });
 
+  it('keeps every value of a repeated field, in order, for a list of checkboxes sharing a name', () => {
+    const reading = parseForm('a=1&b=x&a=2');
+    assert.deepEqual(reading.ok ? [...reading.lists] : reading.problem, [
+      ['a', ['1', '2']],
+      ['b', ['x']],
+    ]);
+  });
+
   it('refuses a body that is not UTF-8 once decoded', () => {
     assert.equal(read('username=%FF'), 'The form was not sent as UTF-8 text.');
     assert.equal(read('username=%C3'), 'The form was not sent as UTF-8 text.');

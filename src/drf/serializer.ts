@@ -1,7 +1,7 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { FieldErrors, type FieldMessages } from '../resources/write-errors.js';
 import { EMAIL_PATTERN, type RelationTarget } from '../resources/write-schema.js';
-import { parseLocalMicros, parseIsoMicros } from '../time.js';
+import { localInstant, parseLocalMicros, parseIsoMicros } from '../time.js';
 import { decodePath, parseId, type RouteMatch } from './routes.js';
 
 /**
@@ -22,6 +22,11 @@ export interface ReadOptions {
   timeZone: string;
   /** The API route a decoded path names (the route table's), for hyperlinked relations. */
   routeOf: ApiPathMatch;
+  /**
+   * Refuse a local time the clocks skip or show twice (a form's, members.md §4), instead of
+   * reading it as Django does (fold=0).
+   */
+  strictLocalTimes?: boolean;
 }
 
 /** The API route of a percent-decoded path, or null when none matches. */
@@ -93,7 +98,7 @@ function readField(field: TSchema, raw: unknown, form: boolean, options: ReadOpt
   if (inner['x-relation']) return readRelation(raw, inner['x-relation'] as RelationTarget, options.routeOf);
   if (inner.type === 'array') return readRelations(raw, inner.items as TSchema, options.routeOf);
   if (inner.enum) return readChoice(raw, inner.enum as string[]);
-  if (inner.format === 'date-time') return readDateTime(raw, options.timeZone);
+  if (inner.format === 'date-time') return readDateTime(raw, options.timeZone, options.strictLocalTimes === true);
   if (inner.type === 'integer') return readInteger(raw, inner.minimum as number | undefined, inner.maximum as number | undefined);
   if (inner.type === 'boolean') return readBoolean(raw);
   return readText(raw, inner);
@@ -163,13 +168,24 @@ function readChoice(raw: unknown, choices: string[]): FieldResult {
 
 const DATETIME_FORMAT = 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].';
 
-function readDateTime(raw: unknown, timeZone: string): FieldResult {
+function readDateTime(raw: unknown, timeZone: string, strict: boolean): FieldResult {
   if (typeof raw !== 'string') return { error: DATETIME_FORMAT };
-  const value = parseIsoMicros(raw) ?? parseLocalMicros(raw, timeZone);
+  const local = strict ? readStrictLocal(raw, timeZone) : null;
+  if (local !== null && 'error' in local) return local;
+  const value = parseIsoMicros(raw) ?? local?.value ?? parseLocalMicros(raw, timeZone);
   if (value === null) return { error: DATETIME_FORMAT };
   // Microseconds are exact in a double up to 2^53 (the year 2255), and Django stops at 9999.
   if (Math.abs(value) > Number.MAX_SAFE_INTEGER) return { error: 'Datetime is out of the supported range (years up to 2255).' };
   return { value };
+}
+
+/** A local time read strictly: its instant, the reason it has none, or null (not a local time: read as the API reads it). */
+function readStrictLocal(raw: string, timeZone: string): { value: number } | { error: string } | null {
+  const reading = localInstant(raw, timeZone);
+  if (reading === null) return null;
+  if ('micros' in reading) return { value: reading.micros };
+  if (reading.problem === 'skipped') return { error: `This time does not exist in ${timeZone}: the clocks skip it when summer time begins. Choose another time.` };
+  return { error: `This time happens twice in ${timeZone}: the clocks go back over it when summer time ends. Choose a time outside that hour.` };
 }
 
 /**

@@ -2,16 +2,17 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Db } from '../db/connection.js';
 import type { MemberSession } from '../members/sessions.js';
-import { recordAudit } from '../resources/audit.js';
+import { recordAudit, webAuditName } from '../resources/audit.js';
 import { clearCookie, cookieName, isHttps, parseCookies, setCookie } from '../request/cookies.js';
 import { CSRF_COOKIE, CSRF_FIELD, csrfToken, csrfTokenMatches, originAllowed } from '../request/csrf.js';
-import { isFormType, parseForm, type Form } from '../request/form.js';
+import { isFormType, parseForm, type Form, type FormLists } from '../request/form.js';
 import { loginUrl } from '../request/next-path.js';
 import { declareRoute, type Exchange, type Route, type RoutePath } from '../http/route.js';
 import { messagePage } from '../web/accounts.js';
 import type { Html } from '../web/html.js';
 import { HTML_HEADERS, HTML_TYPE, siteFor, type Site } from '../web/layout.js';
 import { notFoundPage } from '../web/not-found.js';
+import { takeNotice } from './notice.js';
 import { hereOf, navOf, PRIVATE, settleSessionCookie, viewerOf } from './viewer.js';
 
 /**
@@ -35,6 +36,8 @@ export interface MemberExchange<P> {
   readonly csrf: string;
   /** The fields of a POST (checked: Origin, UTF-8, CSRF); empty for a GET. */
   readonly form: Form;
+  /** The same fields with every value of each (a list of checkboxes). */
+  readonly lists: FormLists;
   readonly nowUs: number;
 }
 
@@ -74,14 +77,15 @@ async function answerMemberPage<P>(ex: Exchange<P>, page: MemberPageDeclaration<
   reply.headers(HTML_HEADERS).header('allow', methods.join(', ')).header('cache-control', PRIVATE);
   const viewer = await viewerOf(ex);
   settleSessionCookie(reply, facts, viewer);
-  const site = siteFor(ex.services.site, navOf(facts, viewer));
+  const shown = viewer !== null && (facts.method === 'GET' || facts.method === 'HEAD');
+  const site = siteFor(ex.services.site, navOf(facts, viewer), shown ? takeNotice(reply, facts, request.headers.cookie) : null);
   const nowUs = Date.now() * 1000;
   if (!methods.includes(facts.method)) {
     return sendPage(reply, 405, messagePage(site, { title: 'Method not allowed', message: `This page does not answer ${facts.method}.` }));
   }
   const post = facts.method === 'POST';
   const csrfKey = page.preSession ? preSessionKey(ex, post) : viewer !== null ? facts.session : null;
-  const m: MemberExchange<P> = { ex, viewer, site, csrf: csrfKey === null ? '' : csrfToken(csrfKey), form: new Map(), nowUs };
+  const m: MemberExchange<P> = { ex, viewer, site, csrf: csrfKey === null ? '' : csrfToken(csrfKey), form: new Map(), lists: new Map(), nowUs };
   if (post && !originAllowed(request.headers.origin, facts.base)) return refusedForm(m);
   if (viewer === null && page.requires !== 'anyone') {
     if (page.visitor) return page.visitor(m);
@@ -102,7 +106,7 @@ async function answerMemberPage<P>(ex: Exchange<P>, page: MemberPageDeclaration<
   const reading = parseForm(body);
   if (!reading.ok) return sendPage(reply, 400, messagePage(site, { title: 'Bad request', message: reading.problem }));
   if (!csrfTokenMatches(csrfKey, reading.form.get(CSRF_FIELD))) return refusedForm(m);
-  return page.handle({ ...m, form: reading.form });
+  return page.handle({ ...m, form: reading.form, lists: reading.lists });
 }
 
 /**
@@ -151,11 +155,6 @@ export interface WebAudit {
   collection: string;
   recordId: number | null;
   status: number;
-}
-
-/** Who the audit log names for a change made from the web (members.md §4): the member, and that it came from the web. */
-export function webAuditName(username: string): string {
-  return `web: ${username}`;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Exchange } from '../http/route.js';
 import { sendAnswer } from '../http/reply.js';
 import { siteFor } from '../web/layout.js';
 import type { PageContext } from '../web/page-context.js';
+import { takeNotice } from './notice.js';
 import { navOf, PRIVATE, settleSessionCookie, viewerOf } from './viewer.js';
 
 /** A page outside the API, as its route declares it (routes/pages.ts): the tables it shows, what it is, and its builder. */
@@ -33,7 +34,8 @@ export async function answerPage<P>(ex: Exchange<P>, page: PageSpec<P>): Promise
   const { database, pageTimes, times } = services;
   const viewer = facts.session === null ? null : await viewerOf(ex);
   const nav = navOf(facts, viewer);
-  const site = siteFor(services.site, nav);
+  // A member's page is built for them alone (never cached): it may carry a form's confirmation.
+  const site = siteFor(services.site, nav, viewer === null ? null : takeNotice(reply, facts, request.headers.cookie));
   // Only a request the cache keeps nothing for (facts.key null: it carries a session cookie) gets a page built for its member.
   const pageViewer = facts.key === null && viewer !== null && nav.member ? { id: viewer.member.id, username: viewer.member.username, csrf: nav.member.csrf } : null;
   // Read before the body is built, so that the body is at least as new as the versions it is filed under.

@@ -13,7 +13,10 @@ export const MAX_FORM_FIELDS = 1000;
 /** A posted form's fields, by name. */
 export type Form = ReadonlyMap<string, string>;
 
-export type FormReading = { ok: true; form: Form } | { ok: false; problem: string };
+/** Every value of every field, in order: the members ticked in a list of checkboxes share one name. */
+export type FormLists = ReadonlyMap<string, readonly string[]>;
+
+export type FormReading = { ok: true; form: Form; lists: FormLists } | { ok: false; problem: string };
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -26,7 +29,8 @@ export function isFormType(contentType: string | undefined): boolean {
 export function parseForm(body: Buffer | string | undefined): FormReading {
   const text = body === undefined ? '' : typeof body === 'string' ? body : body.toString('latin1');
   const form = new Map<string, string>();
-  if (text === '') return { ok: true, form };
+  const lists = new Map<string, string[]>();
+  if (text === '') return { ok: true, form, lists };
   const pieces = text.split('&');
   if (pieces.length > MAX_FORM_FIELDS) return { ok: false, problem: `The form has more than ${MAX_FORM_FIELDS} fields.` };
   for (const piece of pieces) {
@@ -36,8 +40,11 @@ export function parseForm(body: Buffer | string | undefined): FormReading {
     const value = decodeStrict(eq === -1 ? '' : piece.slice(eq + 1));
     if (name === null || value === null) return { ok: false, problem: 'The form was not sent as UTF-8 text.' };
     if (!form.has(name)) form.set(name, value);
+    const values = lists.get(name);
+    if (values === undefined) lists.set(name, [value]);
+    else values.push(value);
   }
-  return { ok: true, form };
+  return { ok: true, form, lists };
 }
 
 /** `+` is a space, `%XX` a byte; the bytes must be UTF-8 (null when not). Bytes above 0x7F sent raw count as themselves. */

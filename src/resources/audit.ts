@@ -14,6 +14,11 @@ export interface AuditEntry {
 
 const MAX_PATH_LENGTH = 2000;
 
+/** How the audit names a change a member made on the website (`hackerspace-api audit`): the member and the web. */
+export function webAuditName(username: string): string {
+  return `web: ${username}`;
+}
+
 /** Appends an entry; call it in the write's own transaction, so that the log and the data agree. */
 export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
   await db

@@ -20,6 +20,8 @@ export interface Site {
   assets: Assets;
   /** The navigation's account part; a visitor's (with no way back) when absent. */
   nav?: AccountNav;
+  /** A short confirmation for the member after a form (members.md §4), shown once at the top of the page. */
+  notice?: string | null;
 }
 
 /**
@@ -30,8 +32,8 @@ export interface Site {
 export type AccountNav = { member: { name: string; csrf: string } } | { member: null; next: string | null };
 
 /** The site as a page built for one request shows it. */
-export function siteFor(site: Site, nav: AccountNav): Site {
-  return { ...site, nav };
+export function siteFor(site: Site, nav: AccountNav, notice: string | null = null): Site {
+  return { ...site, nav, notice };
 }
 
 function accountNav(nav: AccountNav | undefined): Html {
@@ -71,7 +73,12 @@ ${live ? html`<script src="${site.assets.url('live.js')}" defer></script>` : ''}
 <nav aria-label="Site"><ul><li><a href="/">Dashboard</a></li><li><a href="/api/">API</a></li><li><a href="/api/docs/">API reference</a></li><li><a href="/events.ics">Calendar</a></li></ul>${accountNav(site.nav)}</nav>
 </header>
 <main id="main"${mainClass ? html` class="${mainClass}"` : ''}>
-${main}
+${
+  site.notice
+    ? html`<p class="notice" role="status" id="notice">${site.notice}</p>
+`
+    : ''
+}${main}
 </main>
 <footer class="site-footer"><p>Served by hackerspace-api. The same data as JSON: <a href="/api/">/api/</a>.</p></footer>
 </body>

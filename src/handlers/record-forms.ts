@@ -1,0 +1,389 @@
+import type { FastifyReply } from 'fastify';
+import type { Collection } from '../drf/collections.js';
+import { collections } from '../drf/collections.js';
+import { ApiError } from '../drf/errors.js';
+import { lastValue } from '../drf/query.js';
+import {
+  StaleEdit,
+  createRecord,
+  deleteRecord,
+  memberMayChooseOwner,
+  memberMayCreate,
+  memberMayDelete,
+  memberMayEdit,
+  recordVersion,
+  updateRecord,
+  userPath,
+  webWriter,
+  type RecordWrite,
+} from '../drf/record-writes.js';
+import { parseId } from '../drf/routes.js';
+import type { ApiPathMatch } from '../drf/serializer.js';
+import { findMembers, membersById } from '../members/member-choice.js';
+import type { RecordContext } from '../resources/record-context.js';
+import { ConflictError, FieldErrors, type FieldMessages } from '../resources/write-errors.js';
+import type { TimeFormatter } from '../time.js';
+import { messagePage } from '../web/accounts.js';
+import { differences, formFields, memberIdOf, recordValues, typedValues, type FormValues } from '../web/form-values.js';
+import type { Html } from '../web/html.js';
+import { deletePage, NOUNS, recordFormPage, type MemberPicker, type RecordFormView, type RecordKind } from '../web/record-forms.js';
+import { seeOther, sendPage, type MemberExchange } from './member-pages.js';
+import { setNotice } from './notice.js';
+
+/**
+ * The members' forms for projects, events and meetings (members.md §4): new, edit and delete.
+ * What the member may do is the core's (drf/record-writes.ts: the same rights, validation,
+ * transaction and audit as the API); this module reads the form, asks, and answers with a page:
+ * 422 with the messages, 409 with the differences, 303 to the record's page with a notice.
+ */
+
+/** What a form route knows besides the request: the kind of record, and the API's routing (members are named by their API paths). */
+export interface RecordForms {
+  kind: RecordKind;
+  routeOf: ApiPathMatch;
+}
+
+type Exchange = MemberExchange<unknown>;
+
+const collectionOf = (kind: RecordKind): Collection => collections[kind];
+const recordPage = (kind: RecordKind, id: number) => `/${kind}/${id}/`;
+/** Where a deleted record's member goes: the list of its kind (a meeting: its event's page). */
+const afterDelete = (kind: RecordKind, eventId: number | null) => (kind === 'meetings' && eventId !== null ? recordPage('events', eventId) : `/${kind}/`);
+
+function viewer(m: Exchange): { id: number; username: string } {
+  // memberPage ensures a viewer on pages that require a member.
+  return m.viewer!.member;
+}
+
+function db(m: Exchange) {
+  return m.ex.services.database.db;
+}
+
+// ---- answers that are not the form ----
+
+function notFoundPage(m: Exchange, kind: RecordKind): FastifyReply {
+  return sendPage(m.ex.reply, 404, messagePage(m.site, { title: 'Not found', message: `There is no such ${NOUNS[kind]}.` }));
+}
+
+function forbiddenPage(m: Exchange, doing: string): FastifyReply {
+  return sendPage(m.ex.reply, 403, messagePage(m.site, { title: 'Not allowed', message: `You may not ${doing}. Ask a member of the committee for the right.` }));
+}
+
+/** The core's refusals as pages (a right lost or a record deleted between the page and the post). */
+function refusal(m: Exchange, kind: RecordKind, error: unknown, doing: string): FastifyReply {
+  if (error instanceof ApiError && error.status === 404) return notFoundPage(m, kind);
+  if (error instanceof ApiError && error.status === 403) return forbiddenPage(m, doing);
+  throw error;
+}
+
+// ---- the record as a form shows it ----
+
+/** A wall-clock time in TIME_ZONE as a `datetime-local` input holds it: seconds only when there are some. */
+function wallTime(times: TimeFormatter, micros: number): string {
+  const local = times.format(micros).slice(0, 19);
+  return local.endsWith(':00') ? local.slice(0, 16) : local;
+}
+
+/** Links and times spelled as a form sends them: members and events by their API paths, times on the wall clock. */
+function formContext(times: TimeFormatter): RecordContext {
+  return {
+    userUrl: userPath,
+    eventUrl: (id) => `/api/events/${id}/`,
+    meetingUrl: (id) => `/api/meetings/${id}/`,
+    mediaUrl: (path) => path,
+    time: (micros) => wallTime(times, micros),
+    avatar: () => '',
+    avatarField: 'avatar',
+  };
+}
+
+async function savedValues(m: Exchange, kind: RecordKind, id: number): Promise<Map<string, string[]> | undefined> {
+  const collection = collectionOf(kind);
+  const record = (await collection.find(db(m), id, formContext(m.ex.services.times))) as Record<string, unknown> | undefined;
+  return record === undefined ? undefined : recordValues(collection.fields, record);
+}
+
+/** What a record is called on its pages: a project's or event's title; a meeting's event's. */
+async function recordName(m: Exchange, kind: RecordKind, id: number): Promise<string | undefined> {
+  if (kind === 'meetings') {
+    const row = await db(m).selectFrom('meetings').innerJoin('events', 'events.id', 'meetings.event_id').select('events.title').where('meetings.id', '=', id).executeTakeFirst();
+    return row === undefined ? undefined : `Meeting of ${row.title}`;
+  }
+  const row = await db(m).selectFrom(kind).select('title').where('id', '=', id).executeTakeFirst();
+  return row?.title;
+}
+
+async function meetingEvent(m: Exchange, meetingId: number): Promise<number | null> {
+  return (await db(m).selectFrom('meetings').select('event_id').where('id', '=', meetingId).executeTakeFirst())?.event_id ?? null;
+}
+
+async function eventTitle(m: Exchange, eventId: number): Promise<string | undefined> {
+  return (await db(m).selectFrom('events').select('title').where('id', '=', eventId).executeTakeFirst())?.title;
+}
+
+// ---- the form page ----
+
+interface FormState {
+  values: FormValues;
+  errors: FieldMessages;
+  version: string | null;
+  /** The field a search was made for, and what was typed. */
+  search: { field: string; query: string } | null;
+  previews: Readonly<Record<string, Html>>;
+  conflict: RecordFormView['conflict'];
+}
+
+/** Where the form stands: a new record's page (its event for a meeting) or a record's edit page. */
+interface Target {
+  kind: RecordKind;
+  /** The record edited; null for a new one. */
+  id: number | null;
+  /** A new meeting's event. */
+  eventId: number | null;
+}
+
+const EMPTY: Omit<FormState, 'values'> = { errors: {}, version: null, search: null, previews: {}, conflict: null };
+
+async function formAnswer(m: Exchange, target: Target, status: number, state: FormState): Promise<FastifyReply> {
+  const { kind, id } = target;
+  const collection = collectionOf(kind);
+  const me = viewer(m);
+  const values = new Map(state.values);
+  const fixed: Record<string, string> = {};
+  const owner = kind === 'projects' ? 'maintainer' : kind === 'events' ? 'organizer' : null;
+  if (id === null && owner !== null && !(await memberMayChooseOwner(db(m), me.id, kind))) {
+    fixed[owner] = `You (${me.username})`;
+    values.set(owner, [userPath(me.id)]);
+  }
+  if (kind === 'meetings') {
+    const eventId = target.eventId ?? Number(/^\/api\/events\/([0-9]+)\/$/.exec(values.get('event')?.[0] ?? '')?.[1]);
+    fixed.event = (await eventTitle(m, eventId)) ?? '';
+    values.set('event', [`/api/events/${eventId}/`]);
+  }
+  const members: Record<string, MemberPicker> = {};
+  for (const field of formFields(collection.fields)) {
+    if (field.shape.kind !== 'member' || fixed[field.name] !== undefined) continue;
+    const ids = (values.get(field.name) ?? []).map(memberIdOf).filter((n): n is number => n !== null);
+    const search = state.search?.field === field.name ? { query: state.search.query, ...(await findMembers(db(m), state.search.query)) } : null;
+    members[field.name] = { chosen: await membersById(db(m), ids), search };
+  }
+  const name = id === null ? null : await recordName(m, kind, id);
+  const conflict = state.conflict;
+  const view: RecordFormView = {
+    kind,
+    schema: collection.fields,
+    title: id === null ? (kind === 'meetings' ? `New meeting for ${fixed.event}` : `New ${NOUNS[kind]}`) : `Edit: ${name ?? ''}`,
+    action: m.ex.facts.target.rawPath + (target.eventId === null || id !== null ? '' : `?event=${target.eventId}`),
+    csrf: m.csrf,
+    version: state.version,
+    values,
+    errors: state.errors,
+    members,
+    fixed,
+    previews: state.previews,
+    conflict,
+    timeZone: m.ex.services.config.timeZone,
+    back: id !== null ? recordPage(kind, id) : target.eventId !== null ? recordPage('events', target.eventId) : '/',
+    deleteLink: id !== null && (await memberMayDelete(db(m), me.id, kind)) ? `/${kind}/${id}/delete/` : null,
+  };
+  return sendPage(m.ex.reply, status, recordFormPage(m.site, view));
+}
+
+/** The names of the members a conflict's differences mention. */
+async function namesIn(m: Exchange, values: readonly (readonly string[])[]): Promise<Map<number, string>> {
+  const ids = values
+    .flat()
+    .map(memberIdOf)
+    .filter((n): n is number => n !== null);
+  return new Map((await membersById(db(m), ids)).map((member) => [member.id, member.username]));
+}
+
+/** "Preview" and "Find" post the form back: the page again, as typed, with the rendering or the matches. Null for "Save". */
+async function formBack(m: Exchange, target: Target, values: FormValues, version: string | null): Promise<FastifyReply | null> {
+  const action = m.form.get('action') ?? 'save';
+  const fields = formFields(collectionOf(target.kind).fields);
+  if (action === 'preview') {
+    // Loaded on demand, as the detail pages do (markdown-it is 200 KB to parse).
+    const { renderMarkdown } = await import('../web/markdown.js');
+    const previews: Record<string, Html> = {};
+    for (const field of fields) {
+      const text = values.get(field.name)?.[0] ?? '';
+      if (field.shape.kind === 'text' && field.shape.markdown && text.trim() !== '') previews[field.name] = renderMarkdown(text, 4);
+    }
+    return formAnswer(m, target, 200, { ...EMPTY, values, version, previews });
+  }
+  // A search box with something in it means a search, whichever button sent the form (Enter in the box sends the first: Save).
+  const pickers = fields.filter((f) => f.shape.kind === 'member');
+  const filled = pickers.filter((f) => (m.form.get(`${f.name}_find`) ?? '').trim() !== '');
+  const searched = filled.find((f) => action === `find:${f.name}`) ?? filled[0] ?? pickers.find((f) => action === `find:${f.name}`);
+  if (searched === undefined) return null;
+  return formAnswer(m, target, 200, { ...EMPTY, values, version, search: { field: searched.name, query: (m.form.get(`${searched.name}_find`) ?? '').trim() } });
+}
+
+function recordWrite(m: Exchange, routeOf: ApiPathMatch): RecordWrite {
+  const { services, facts } = m.ex;
+  return {
+    writes: services.writes,
+    writer: webWriter(viewer(m)),
+    method: 'POST',
+    path: facts.target.rawPath,
+    status: 303,
+    nowUs: m.nowUs,
+    ctx: formContext(services.times),
+    read: { timeZone: services.config.timeZone, routeOf, strictLocalTimes: true },
+  };
+}
+
+// ---- new ----
+
+/** A new meeting's event, from `?event=`: its id, or null when absent or not a number. */
+function eventOfQuery(m: Exchange): number | null {
+  const value = lastValue(m.ex.facts.target.query, 'event');
+  return value === undefined ? null : parseId(value);
+}
+
+/** Who may open a new form: the add right (a meeting: also its event's organizer); the event must exist. */
+async function newTarget(m: Exchange, kind: RecordKind): Promise<Target | FastifyReply> {
+  const eventId = kind === 'meetings' ? eventOfQuery(m) : null;
+  if (kind === 'meetings' && (eventId === null || (await eventTitle(m, eventId)) === undefined)) return notFoundPage(m, 'events');
+  if (!(await memberMayCreate(db(m), viewer(m).id, kind, eventId ?? undefined))) return forbiddenPage(m, `add ${kind === 'events' ? 'an' : 'a'} ${NOUNS[kind]}`);
+  if (kind === 'meetings') {
+    const existing = await db(m).selectFrom('meetings').select('id').where('event_id', '=', eventId!).executeTakeFirst();
+    if (existing) return seeOther(m.ex.reply, `/meetings/${existing.id}/edit/`);
+  }
+  return { kind, id: null, eventId };
+}
+
+/** The values of an empty form: the schema's first choice, progress 0, the member in their own lists. */
+function blankValues(kind: RecordKind, me: number): Map<string, string[]> {
+  if (kind === 'projects')
+    return new Map([
+      ['status', ['p']],
+      ['progress', ['0']],
+      ['maintainer', [userPath(me)]],
+      ['participants', [userPath(me)]],
+    ]);
+  if (kind === 'events')
+    return new Map([
+      ['status', ['r']],
+      ['organizer', [userPath(me)]],
+    ]);
+  return new Map();
+}
+
+export async function showNew(m: Exchange, { kind }: RecordForms): Promise<FastifyReply> {
+  const target = await newTarget(m, kind);
+  if (!('kind' in target)) return target;
+  return formAnswer(m, target, 200, { ...EMPTY, values: blankValues(kind, viewer(m).id) });
+}
+
+export async function submitNew(m: Exchange, { kind, routeOf }: RecordForms): Promise<FastifyReply> {
+  const target = await newTarget(m, kind);
+  if (!('kind' in target)) return target;
+  const collection = collectionOf(kind);
+  const values = typedValues(collection.fields, m.lists);
+  if (kind === 'meetings') values.set('event', [`/api/events/${target.eventId}/`]);
+  const back = await formBack(m, target, values, null);
+  if (back !== null) return back;
+  try {
+    const { id } = await createRecord(recordWrite(m, routeOf), collection, { kind: 'form', fields: values });
+    setNotice(m.ex.reply, m.ex.facts, kind, 'created');
+    return seeOther(m.ex.reply, recordPage(kind, id));
+  } catch (error) {
+    if (error instanceof FieldErrors) return formAnswer(m, target, 422, { ...EMPTY, values, errors: error.errors });
+    return refusal(m, kind, error, `add this ${NOUNS[kind]}`);
+  }
+}
+
+// ---- edit ----
+
+/** The record of an edit or delete page: 404 when unknown, 403 without the right. */
+async function editTarget(m: Exchange, kind: RecordKind, rawId: string, may: 'edit' | 'delete'): Promise<Target | FastifyReply> {
+  const id = parseId(rawId);
+  const me = viewer(m).id;
+  if (id === null || (await recordName(m, kind, id)) === undefined) return notFoundPage(m, kind);
+  const allowed = may === 'edit' ? await memberMayEdit(db(m), me, kind, id) : await memberMayDelete(db(m), me, kind);
+  if (!allowed) return forbiddenPage(m, `${may} this ${NOUNS[kind]}`);
+  return { kind, id, eventId: null };
+}
+
+export async function showEdit(m: Exchange, { kind }: RecordForms, rawId: string): Promise<FastifyReply> {
+  const target = await editTarget(m, kind, rawId, 'edit');
+  if (!('kind' in target)) return target;
+  const collection = collectionOf(kind);
+  const [values, version] = [await savedValues(m, kind, target.id!), await recordVersion(db(m), collection, target.id!)];
+  if (values === undefined || version === undefined) return notFoundPage(m, kind);
+  return formAnswer(m, target, 200, { ...EMPTY, values, version });
+}
+
+export async function submitEdit(m: Exchange, { kind, routeOf }: RecordForms, rawId: string): Promise<FastifyReply> {
+  const target = await editTarget(m, kind, rawId, 'edit');
+  if (!('kind' in target)) return target;
+  const id = target.id!;
+  const collection = collectionOf(kind);
+  const values = typedValues(collection.fields, m.lists);
+  // A meeting stays with its event: the form shows it, never changes it.
+  if (kind === 'meetings') values.set('event', [`/api/events/${await meetingEvent(m, id)}/`]);
+  const version = m.form.get('version') ?? '';
+  const back = await formBack(m, target, values, version);
+  if (back !== null) return back;
+  try {
+    await updateRecord(recordWrite(m, routeOf), collection, id, () => ({ kind: 'form', fields: values }), 'replace', version);
+    setNotice(m.ex.reply, m.ex.facts, kind, 'saved');
+    return seeOther(m.ex.reply, recordPage(kind, id));
+  } catch (error) {
+    if (error instanceof FieldErrors) return formAnswer(m, target, 422, { ...EMPTY, values, version, errors: error.errors });
+    if (error instanceof StaleEdit) return conflictAnswer(m, target, values);
+    return refusal(m, kind, error, `edit this ${NOUNS[kind]}`);
+  }
+}
+
+/** Saved over a newer version: nothing written; the differences, what was typed, and the current version (saving again is deliberate). */
+async function conflictAnswer(m: Exchange, target: Target, values: FormValues): Promise<FastifyReply> {
+  const collection = collectionOf(target.kind);
+  const saved = await savedValues(m, target.kind, target.id!);
+  const version = await recordVersion(db(m), collection, target.id!);
+  if (saved === undefined || version === undefined) return notFoundPage(m, target.kind);
+  const found = differences(collection.fields, saved, values);
+  const names = await namesIn(
+    m,
+    found.flatMap((d) => [d.saved, d.typed]),
+  );
+  return formAnswer(m, target, 409, { ...EMPTY, values, version, conflict: { differences: found, names } });
+}
+
+// ---- delete ----
+
+async function deleteAnswer(m: Exchange, target: Target, status: number, problem: string | null): Promise<FastifyReply> {
+  const { kind, id } = target;
+  const page = deletePage(m.site, {
+    kind,
+    name: (await recordName(m, kind, id!)) ?? '',
+    action: `/${kind}/${id}/delete/`,
+    csrf: m.csrf,
+    back: recordPage(kind, id!),
+    problem,
+  });
+  return sendPage(m.ex.reply, status, page);
+}
+
+export async function showDelete(m: Exchange, { kind }: RecordForms, rawId: string): Promise<FastifyReply> {
+  const target = await editTarget(m, kind, rawId, 'delete');
+  if (!('kind' in target)) return target;
+  return deleteAnswer(m, target, 200, null);
+}
+
+export async function submitDelete(m: Exchange, { kind, routeOf }: RecordForms, rawId: string): Promise<FastifyReply> {
+  const target = await editTarget(m, kind, rawId, 'delete');
+  if (!('kind' in target)) return target;
+  const id = target.id!;
+  const eventId = kind === 'meetings' ? await meetingEvent(m, id) : null;
+  try {
+    await deleteRecord(recordWrite(m, routeOf), collectionOf(kind), id);
+  } catch (error) {
+    if (error instanceof ConflictError) return deleteAnswer(m, target, 409, error.message);
+    return refusal(m, kind, error, `delete this ${NOUNS[kind]}`);
+  }
+  setNotice(m.ex.reply, m.ex.facts, kind, 'deleted');
+  return seeOther(m.ex.reply, afterDelete(kind, eventId));
+}

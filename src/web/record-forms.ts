@@ -1,0 +1,239 @@
+import type { TObject } from '@sinclair/typebox';
+import type { MemberChoice } from '../members/member-choice.js';
+import { CSRF_FIELD } from '../request/csrf.js';
+import { formFields, memberIdOf, type Difference, type FieldShape, type FormValues } from './form-values.js';
+import { html, type Html } from './html.js';
+import { layout, type Site } from './layout.js';
+
+/**
+ * The members' forms for projects, events and meetings (members.md §4): one labelled control per
+ * writable field of the collection, named as the API names it, its message next to it (linked by
+ * aria-describedby); members chosen by ticking those listed and finding more by name (the form
+ * posts itself back: no script, no list of every member); a Markdown preview that posts the form
+ * back; and an edit's version, so that saving over a newer one shows the differences instead.
+ */
+
+/** Messages by field name, as FieldErrors has them. */
+export type FieldMessages = Readonly<Record<string, readonly string[]>>;
+
+export type RecordKind = 'projects' | 'events' | 'meetings';
+
+/** A record kind's name in sentences. */
+export const NOUNS: Readonly<Record<RecordKind, string>> = { projects: 'project', events: 'event', meetings: 'meeting' };
+
+/** A member field's state: who is chosen (ticked), and the matches of a search, when one was made. */
+export interface MemberPicker {
+  chosen: readonly MemberChoice[];
+  search: { query: string; matches: readonly MemberChoice[]; more: boolean } | null;
+}
+
+export interface RecordFormView {
+  kind: RecordKind;
+  /** The collection's writable fields (resources/): the form's fields, in their order. */
+  schema: TObject;
+  title: string;
+  /** Where the form posts (the page itself). */
+  action: string;
+  csrf: string;
+  /** The version of the record an edit form was built from. */
+  version: string | null;
+  values: FormValues;
+  errors: FieldMessages;
+  /** The member fields' states, by field name. */
+  members: Readonly<Record<string, MemberPicker>>;
+  /** Fields set without a choice, shown as text and sent as they are: a new record's maintainer, a meeting's event. */
+  fixed: Readonly<Record<string, string>>;
+  /** The rendered Markdown of a preview, by field name. */
+  previews: Readonly<Record<string, Html>>;
+  /** Saving over a newer version: the fields that differ, with the members' names. */
+  conflict: { differences: readonly Difference[]; names: ReadonlyMap<number, string> } | null;
+  timeZone: string;
+  /** Where "Cancel" goes (the record's page, or the previous one). */
+  back: string;
+  /** The record's delete page, for those who may delete it. */
+  deleteLink: string | null;
+}
+
+/** `/projects/new/`, `/projects/<id>/edit/`, and the same for events and meetings. */
+export function recordFormPage(site: Site, view: RecordFormView): Buffer {
+  const failed = Object.keys(view.errors).length > 0;
+  const main = html`<section class="record-form" aria-labelledby="form-heading">
+<h1 id="form-heading">${view.title}</h1>
+${view.conflict === null ? '' : conflictSection(view)}
+${failed ? html`<p class="form-error" role="alert" id="form-problem">The ${NOUNS[view.kind]} was not saved: see the messages by the fields.</p>` : ''}
+${view.errors.non_field_errors ? html`<p class="form-error" role="alert">${view.errors.non_field_errors.join(' ')}</p>` : ''}
+<form method="post" action="${view.action}" class="stacked">
+<input type="hidden" name="${CSRF_FIELD}" value="${view.csrf}">
+${defaultButton()}
+${view.version === null ? '' : html`<input type="hidden" name="version" value="${view.version}">`}
+${formFields(view.schema).map((field) => fieldControl(view, field.name, field.label, field.shape))}
+<p class="buttons"><button type="submit" name="action" value="save">Save</button> <button type="submit" name="action" value="preview" class="secondary">Preview</button> <a href="${view.back}">Cancel</a>${
+    view.deleteLink === null ? '' : html` <a href="${view.deleteLink}" class="danger">Delete this ${NOUNS[view.kind]}</a>`
+  }</p>
+</form>
+${previewSection(view)}
+</section>`;
+  return layout(site, { title: view.title, main });
+}
+
+/**
+ * Enter in a field sends the form with its first button: Save, not a member field's Find (a
+ * filled search box still means a search). Hidden from view and from the Tab order: the visible
+ * Save is at the end.
+ */
+function defaultButton(): Html {
+  return html`<button type="submit" name="action" value="save" class="visually-hidden" tabindex="-1" aria-hidden="true">Save</button>`;
+}
+
+function fieldControl(view: RecordFormView, name: string, label: string, shape: FieldShape): Html {
+  const fixed = view.fixed[name];
+  if (fixed !== undefined) {
+    return html`<p class="fixed"><span class="label">${label}</span> <span id="${name}">${fixed}</span>${(view.values.get(name) ?? []).map(
+      (value) => html`<input type="hidden" name="${name}" value="${value}">`,
+    )}</p>`;
+  }
+  const value = view.values.get(name)?.[0] ?? '';
+  const errors = view.errors;
+  switch (shape.kind) {
+    case 'member':
+      return memberPicker(name, label, shape, view.members[name] ?? { chosen: [], search: null }, errors);
+    case 'event':
+      return html`<input type="hidden" name="${name}" value="${value}">`;
+    case 'choice':
+      return html`<p><label for="${name}">${label}</label>
+<select id="${name}" name="${name}"${described(name, errors)}>${Object.entries(shape.labels).map(
+        ([code, text]) => html`<option value="${code}"${code === value ? html` selected` : ''}>${text}</option>`,
+      )}</select>
+${fieldError(name, errors)}</p>`;
+    case 'time':
+      return html`<p><label for="${name}">${label}</label>
+<span class="hint" id="${name}-hint">Date and time in ${view.timeZone}.</span><input id="${name}" name="${name}" type="datetime-local"${value.length > 16 ? html` step="1"` : ''} value="${value}" aria-describedby="${name}-hint${errors[name]?.length ? html` ${name}-error` : ''}"${errors[name]?.length ? html` aria-invalid="true"` : ''}>
+${fieldError(name, errors)}</p>`;
+    case 'number':
+      return html`<p><label for="${name}">${label}</label>
+<input id="${name}" name="${name}" type="number" min="${shape.minimum}" max="${shape.maximum}" value="${value}"${described(name, errors)}>
+${fieldError(name, errors)}</p>`;
+    case 'url':
+      return html`<p><label for="${name}">${label}</label>
+<input id="${name}" name="${name}" type="url"${shape.maxLength ? html` maxlength="${shape.maxLength}"` : ''} value="${value}"${described(name, errors)}>
+${fieldError(name, errors)}</p>`;
+    case 'line':
+      return html`<p><label for="${name}">${label}</label>
+<input id="${name}" name="${name}" type="text" maxlength="${shape.maxLength}" value="${value}"${described(name, errors)}>
+${fieldError(name, errors)}</p>`;
+    case 'text':
+      return html`<p><label for="${name}">${label}</label>
+${shape.markdown ? html`<span class="hint" id="${name}-hint">Markdown: "Preview" shows it as the page will.</span>` : ''}<textarea id="${name}" name="${name}" rows="${shape.markdown ? 10 : 3}"${
+        shape.maxLength ? html` maxlength="${shape.maxLength}"` : ''
+      }${described(name, errors)}>${value}</textarea>
+${fieldError(name, errors)}</p>`;
+  }
+}
+
+/**
+ * A member field: the members chosen, ticked (a list: checkboxes; one: radio buttons), then a
+ * search whose matches come back unticked below them. "Find" posts the whole form back, so that
+ * nothing typed is lost; Enter in the search box finds too (the handler reads a filled box so).
+ */
+function memberPicker(name: string, label: string, shape: { many: boolean; nullable: boolean }, picker: MemberPicker, errors: FieldMessages): Html {
+  const type = shape.many ? 'checkbox' : 'radio';
+  const chosenIds = new Set(picker.chosen.map((m) => m.id));
+  const option = (member: MemberChoice, checked: boolean) =>
+    html`<li><label><input type="${type}" name="${name}" value="/api/users/${member.id}/"${checked ? html` checked` : ''}> ${member.username}</label></li>`;
+  const nobody =
+    !shape.many && shape.nullable ? html`<li><label><input type="radio" name="${name}" value=""${picker.chosen.length === 0 ? html` checked` : ''}> Nobody</label></li>` : '';
+  const search = picker.search;
+  const matches = search === null ? [] : search.matches.filter((m) => !chosenIds.has(m.id));
+  return html`<fieldset class="members" id="${name}-field"${described(name, errors)}>
+<legend>${label}</legend>
+${
+  picker.chosen.length === 0 && nobody === ''
+    ? html`<p class="hint">${shape.many ? 'Nobody yet.' : 'Nobody chosen yet: find a member below.'}</p>`
+    : html`<ul class="choices">${nobody}${picker.chosen.map((m) => option(m, true))}</ul>`
+}
+${
+  search === null
+    ? ''
+    : html`<p class="hint" role="status" id="${name}-matches">${
+        search.query === ''
+          ? 'Type a part of a username to find members.'
+          : matches.length === 0
+            ? html`No other member’s username contains “${search.query}”.`
+            : html`${matches.length} member${matches.length === 1 ? '' : 's'} whose username contains “${search.query}”${search.more ? ' (the first ones: type more to narrow it)' : ''}: ${shape.many ? 'tick' : 'choose'} ${shape.many ? 'those to add' : 'one'}, then save.`
+      }</p>
+${matches.length === 0 ? '' : html`<ul class="choices found">${matches.map((m) => option(m, false))}</ul>`}`
+}
+<p class="find"><label for="${name}_find">Find a member by username</label>
+<span class="find-row"><input id="${name}_find" name="${name}_find" type="search" autocomplete="off" value=""> <button type="submit" name="action" value="find:${name}" class="secondary">Find</button></span></p>
+${fieldError(name, errors)}
+</fieldset>`;
+}
+
+function previewSection(view: RecordFormView): Html {
+  const shown = Object.entries(view.previews);
+  if (shown.length === 0) return html``;
+  const labels = Object.fromEntries(formFields(view.schema).map((f) => [f.name, f.label]));
+  return html`<section class="preview" aria-labelledby="preview-heading"><h2 id="preview-heading">Preview</h2>
+${shown.map(([name, rendered]) => html`<h3>${labels[name] ?? name}</h3><div class="markdown">${rendered}</div>`)}
+</section>`;
+}
+
+function conflictSection(view: RecordFormView): Html {
+  const { differences, names } = view.conflict!;
+  const noun = NOUNS[view.kind];
+  const shown = (name: string, values: readonly string[]) => {
+    const members = formFields(view.schema).find((f) => f.name === name)?.shape.kind === 'member';
+    const texts = members ? values.map((v) => names.get(memberIdOf(v) ?? -1) ?? v) : values;
+    return texts.length === 0 || texts.join('') === '' ? html`<em>empty</em>` : texts.join(', ');
+  };
+  return html`<section class="conflict form-error" role="alert" aria-labelledby="conflict-heading">
+<h2 id="conflict-heading">This ${noun} was changed after you opened the form</h2>
+<p>Nothing was saved. ${
+    differences.length === 0 ? 'The saved version already holds what you typed.' : 'Here is where the saved version differs from yours; your version is kept in the form below.'
+  } Saving the form again replaces the saved version with yours.</p>
+${
+  differences.length === 0
+    ? ''
+    : html`<table><thead><tr><th scope="col">Field</th><th scope="col">Saved now</th><th scope="col">Yours</th></tr></thead><tbody>${differences.map(
+        (d) => html`<tr><th scope="row">${d.label}</th><td>${shown(d.name, d.saved)}</td><td>${shown(d.name, d.typed)}</td></tr>`,
+      )}</tbody></table>`
+}
+</section>`;
+}
+
+function fieldError(name: string, errors: FieldMessages): Html {
+  const messages = errors[name];
+  if (!messages || messages.length === 0) return html``;
+  return html`<span class="form-error" id="${name}-error">${messages.join(' ')}</span>`;
+}
+
+function described(name: string, errors: FieldMessages): Html {
+  return errors[name]?.length ? html` aria-invalid="true" aria-describedby="${name}-error"` : html``;
+}
+
+export interface DeleteView {
+  kind: RecordKind;
+  /** What the record is called (a project's title; a meeting's event). */
+  name: string;
+  action: string;
+  csrf: string;
+  back: string;
+  /** Why it cannot be deleted now (a 409: an event still recorded by a meeting), or null. */
+  problem: string | null;
+}
+
+/** `/<kind>/<id>/delete/`: what will be deleted, and the button that does it. */
+export function deletePage(site: Site, view: DeleteView): Buffer {
+  const noun = NOUNS[view.kind];
+  const title = `Delete the ${noun} “${view.name}”?`;
+  const main = html`<section class="account-form" aria-labelledby="delete-heading">
+<h1 id="delete-heading">${title}</h1>
+${view.problem === null ? '' : html`<p class="form-error" role="alert">${view.problem}</p>`}
+<p>Deleting it cannot be undone.</p>
+<form method="post" action="${view.action}" class="stacked">
+<input type="hidden" name="${CSRF_FIELD}" value="${view.csrf}">
+<p class="buttons"><button type="submit" class="danger">Delete the ${noun}</button> <a href="${view.back}">Cancel</a></p>
+</form>
+</section>`;
+  return layout(site, { title: `Delete the ${noun}`, main });
+}
