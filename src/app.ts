@@ -23,6 +23,7 @@ import { MqttBridge } from './live/mqtt.js';
 import { SpaceLive } from './live/space-live.js';
 import { AnnouncedWrites } from './live/writes.js';
 import { Mailer, type MailerOptions } from './members/mail.js';
+import type { DiscoveryTiming } from './members/oidc-client.js';
 import { PasswordHasher } from './members/passwords.js';
 import { serializeRequest } from './log.js';
 import { RequestReader } from './request/facts.js';
@@ -66,6 +67,8 @@ export interface AppDependencies {
   logger?: boolean | object;
   /** A CA the mailer trusts besides the system's (tests' SMTP server). */
   mailer?: MailerOptions;
+  /** How soon discovery of the OpenID provider is tried again (tests: sooner than an operator's default). */
+  oidcTiming?: DiscoveryTiming;
 }
 
 /**
@@ -159,6 +162,12 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     app.log.info({ spaceapi: spaceApiSetup.file, api_compatibility: spaceApiSetup.compatibility }, `SpaceAPI document from ${spaceApiSetup.file}`);
     for (const note of spaceApiSetup.notes) app.log.warn({ spaceapi: spaceApiSetup.file }, `SpaceAPI: ${note}`);
   }
+  // Single sign-on (OIDC_ISSUER): openid-client is loaded only then; discovery starts with the app and never holds it up.
+  const oidc = config.members.oidc === null ? null : new (await import('./members/oidc-client.js')).OidcClient(config.members.oidc, app.log, deps.oidcTiming);
+  if (oidc !== null) {
+    app.addHook('onReady', async () => oidc.start());
+    app.addHook('onClose', async () => oidc.close());
+  }
   // The API's own description (GET /api/schema/): the same for every request, so built once, on
   // first request: most processes never serve it, and it costs 16–18 ms.
   let openapiDocument: unknown;
@@ -182,6 +191,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
       log: app.log,
     }),
     mailer: config.members.mail === null ? null : new Mailer(config.members.mail, app.log, deps.mailer),
+    oidc,
     openingPositions: new OpeningPositions(),
     openapi: () => (openapiDocument ??= openApiDocument(config)),
     ping: sharedPing(database, pingTimeoutOf(config)),

@@ -64,6 +64,22 @@ export interface MemberSettings {
   readonly sessionDays: number;
   /** Sending invitations and resets (SMTP_URL, MAIL_FROM); null without mail. */
   readonly mail: MailSettings | null;
+  /** Logging in with the space's OpenID provider (OIDC_*); null without OIDC_ISSUER. */
+  readonly oidc: OidcSettings | null;
+  /** PASSWORD_LOGIN: whether the login page offers the password form (false: only single sign-on). */
+  readonly passwordLogin: boolean;
+}
+
+export interface OidcSettings {
+  /** OIDC_ISSUER: the provider's issuer URL, as its discovery document names it. */
+  readonly issuer: string;
+  readonly clientId: string;
+  /** OIDC_CLIENT_SECRET: never logged. */
+  readonly clientSecret: string;
+  /** OIDC_NAME: the provider as the login page names it ("Log in with …"). */
+  readonly name: string;
+  /** OIDC_CREATE_MEMBERS: a person the provider vouches for but no member matches becomes a member with no rights. */
+  readonly createMembers: boolean;
 }
 
 export interface MailSettings {
@@ -423,7 +439,47 @@ function readMembers(env: Env): MemberSettings {
     hashQueue: readInteger(env, 'HASH_QUEUE', 256, 0, 100_000),
     sessionDays: readInteger(env, 'SESSION_DAYS', 14, 1, 3650),
     mail: readMail(env),
+    ...readLogins(env),
   });
+}
+
+const OIDC_COMPANIONS = ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_NAME', 'OIDC_CREATE_MEMBERS'] as const;
+
+/** OIDC_* and PASSWORD_LOGIN. No message repeats the client secret. */
+function readLogins(env: Env): { oidc: OidcSettings | null; passwordLogin: boolean } {
+  const passwordLogin = readChoice(env, 'PASSWORD_LOGIN', 'true', ['true', 'false'] as const) === 'true';
+  const given = (name: string) => (env[name] ?? '').trim();
+  if (given('OIDC_ISSUER') === '') {
+    // Set without a provider, they would silently do nothing; without either, no one could log in.
+    for (const name of OIDC_COMPANIONS) if (given(name) !== '') throw new ConfigError(name, 'is set but OIDC_ISSUER is not');
+    if (!passwordLogin) throw new ConfigError('PASSWORD_LOGIN', 'is false but OIDC_ISSUER is not set: no one could log in');
+    return { oidc: null, passwordLogin };
+  }
+  const issuer = readIssuer(given('OIDC_ISSUER'));
+  if (given('OIDC_CLIENT_ID') === '') throw new ConfigError('OIDC_CLIENT_ID', 'is required with OIDC_ISSUER (the client id registered at the provider)');
+  // Used as given, like WEBHOOK_SECRET: the provider compares the exact bytes.
+  const clientSecret = env.OIDC_CLIENT_SECRET ?? '';
+  if (clientSecret.trim() === '') throw new ConfigError('OIDC_CLIENT_SECRET', 'is required with OIDC_ISSUER (the client secret registered at the provider)');
+  const name = given('OIDC_NAME') || 'single sign-on';
+  // eslint-disable-next-line no-control-regex
+  if (name.length > 100 || /[\u0000-\u001f\u007f]/.test(name)) throw new ConfigError('OIDC_NAME', 'must be at most 100 characters, without control characters');
+  const createMembers = readChoice(env, 'OIDC_CREATE_MEMBERS', 'false', ['true', 'false'] as const) === 'true';
+  return { oidc: Object.freeze({ issuer, clientId: given('OIDC_CLIENT_ID'), clientSecret, name, createMembers }), passwordLogin };
+}
+
+/** An https:// issuer; http:// only on the loopback interface (a provider on the same machine, for development and tests). */
+function readIssuer(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('OIDC_ISSUER', `not an absolute URL: ${JSON.stringify(raw)}`);
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) throw new ConfigError('OIDC_ISSUER', 'must start with https:// (http:// only for localhost)');
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '')
+    throw new ConfigError('OIDC_ISSUER', 'must not contain credentials, a query or a fragment');
+  return raw;
 }
 
 /** SMTP_URL: `smtp://[user:password@]host[:port]` or `smtps://…`; MAIL_FROM is then required. No message repeats the URL. */

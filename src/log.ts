@@ -17,15 +17,15 @@ export function createStderrLogger(level: LogLevel): Logger {
   return pino({ level }, destination({ dest: 2, sync: true }));
 }
 
-const SECRET_PARAMETER = /([?&;](?:secret|token|key|password|api_key|access_token)=)[^&;#]*/gi;
+const SECRET_PARAMETER = /([?&;](?:secret|token|key|password|api_key|access_token|code|state)=)[^&;#]*/gi;
 const TOKEN_SECRET = /hs_[A-Za-z0-9_-]+/g;
 // A set-password link's token is its path (members/links.ts); only its page of thanks, `done`, is no secret.
 const SET_PASSWORD_TOKEN = /(\/accounts\/set-password\/)(?!done\/)[^/?#]+/gi;
 
 /**
  * A request target fit for a log line: secrets some clients put in URLs (an old door script's
- * `?secret=…`, a token pasted into a query) are replaced, whatever the parameter's name, and so
- * is a set-password link's token.
+ * `?secret=…`, a token pasted into a query, the authorization code and state of a single
+ * sign-on's callback) are replaced, whatever the path, and so is a set-password link's token.
  */
 export function redactUrl(url: string | undefined): string | undefined {
   return url?.replace(SECRET_PARAMETER, '$1[redacted]').replace(TOKEN_SECRET, 'hs_[redacted]').replace(SET_PASSWORD_TOKEN, '$1[redacted]');

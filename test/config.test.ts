@@ -35,7 +35,12 @@ describe('configuration from the environment', () => {
     assert.equal(config.responseCacheBytes, 64 * 1024 * 1024);
     assert.equal(config.spaceApiConfig, null);
     assert.equal(config.mqtt, null);
+    assert.equal(config.members.oidc, null);
+    assert.equal(config.members.passwordLogin, true);
     assert.ok(Object.isFrozen(config));
+    const sso = loadConfig({ OIDC_ISSUER: 'http://localhost:9000/', OIDC_CLIENT_ID: 'c', OIDC_CLIENT_SECRET: 's' }).members.oidc;
+    assert.deepEqual(sso, { issuer: 'http://localhost:9000/', clientId: 'c', clientSecret: 's', name: 'single sign-on', createMembers: false });
+    assert.ok(Object.isFrozen(sso));
   });
 
   it('reads every variable', () => {
@@ -77,6 +82,12 @@ describe('configuration from the environment', () => {
       REQUEST_TIMEOUT_MS: '4000',
       METRICS_PORT: '9464',
       METRICS_HOST: '10.0.0.2',
+      OIDC_ISSUER: 'https://sso.example.org/realms/space',
+      OIDC_CLIENT_ID: ' hackerspace-api ',
+      OIDC_CLIENT_SECRET: 'oidc s3cret',
+      OIDC_NAME: 'Spacekey',
+      OIDC_CREATE_MEMBERS: 'true',
+      PASSWORD_LOGIN: 'false',
     });
     assert.deepEqual(
       { ...config },
@@ -116,6 +127,8 @@ describe('configuration from the environment', () => {
           sessionDays: 30,
           // STARTTLS on the submission port when none is given.
           mail: { url: 'smtp://mail.example.org', host: 'mail.example.org', port: 587, secure: false, username: 'mailer', password: 'p:ss', from: 'space@example.org' },
+          oidc: { issuer: 'https://sso.example.org/realms/space', clientId: 'hackerspace-api', clientSecret: 'oidc s3cret', name: 'Spacekey', createMembers: true },
+          passwordLogin: false,
         },
       },
     );
@@ -170,6 +183,16 @@ describe('configuration from the environment', () => {
       [{ MQTT_DOOR_TOPIC: 'space/door' }, 'MQTT_DOOR_TOPIC', /MQTT_URL/],
       [{ MQTT_TOPIC_PREFIX: 'space' }, 'MQTT_TOPIC_PREFIX', /MQTT_URL/],
       [{ MQTT_HOMEASSISTANT: 'true' }, 'MQTT_HOMEASSISTANT', /MQTT_URL/],
+      [{ OIDC_ISSUER: 'http://sso.example.org', OIDC_CLIENT_ID: 'c', OIDC_CLIENT_SECRET: 's' }, 'OIDC_ISSUER', /https:\/\//],
+      [{ OIDC_ISSUER: 'https://sso.example.org?x=1', OIDC_CLIENT_ID: 'c', OIDC_CLIENT_SECRET: 's' }, 'OIDC_ISSUER', /query/],
+      [{ OIDC_ISSUER: 'sso.example.org', OIDC_CLIENT_ID: 'c', OIDC_CLIENT_SECRET: 's' }, 'OIDC_ISSUER', /absolute URL/],
+      [{ OIDC_ISSUER: 'https://sso.example.org', OIDC_CLIENT_SECRET: 's' }, 'OIDC_CLIENT_ID', /required/],
+      [{ OIDC_ISSUER: 'https://sso.example.org', OIDC_CLIENT_ID: 'c' }, 'OIDC_CLIENT_SECRET', /required/],
+      [{ OIDC_ISSUER: 'https://sso.example.org', OIDC_CLIENT_ID: 'c', OIDC_CLIENT_SECRET: 's', OIDC_CREATE_MEMBERS: 'yes' }, 'OIDC_CREATE_MEMBERS', /true, false/],
+      [{ OIDC_CLIENT_ID: 'c' }, 'OIDC_CLIENT_ID', /OIDC_ISSUER/],
+      [{ OIDC_NAME: 'Spacekey' }, 'OIDC_NAME', /OIDC_ISSUER/],
+      [{ PASSWORD_LOGIN: 'false' }, 'PASSWORD_LOGIN', /no one could log in/],
+      [{ PASSWORD_LOGIN: 'no' }, 'PASSWORD_LOGIN', /true, false/],
     ];
     for (const [env, variable, reason] of cases) {
       const error = configError(env);

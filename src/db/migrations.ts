@@ -569,6 +569,37 @@ const members: Migration = {
   },
 };
 
+/**
+ * Single sign-on (members.md §5): the provider's subjects linked to members, so that a change of
+ * address at the provider keeps the member; and the logins begun and not yet finished, in the
+ * database so that any process can finish a login another began. Neither is versioned.
+ */
+const oidc: Migration = {
+  async up(db: Kysely<any>) {
+    const text = engineOf(db) === 'postgres' ? sql`text collate "C"` : 'text';
+    await db.schema
+      .createTable('oidc_links')
+      .addColumn('issuer', text, (c) => c.notNull())
+      .addColumn('subject', text, (c) => c.notNull())
+      .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade').modifyEnd(deferred))
+      .addColumn('created_us', 'bigint', (c) => c.notNull())
+      .addColumn('last_login_us', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('oidc_links_pk', ['issuer', 'subject'])
+      .execute();
+    await db.schema.createIndex('oidc_links_user').on('oidc_links').column('user_id').execute();
+    await db.schema
+      .createTable('oidc_flows')
+      .addColumn('id_hash', 'text', (c) => c.primaryKey())
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('nonce', 'text', (c) => c.notNull())
+      .addColumn('code_verifier', 'text', (c) => c.notNull())
+      .addColumn('next_path', 'text', (c) => c.notNull())
+      .addColumn('expires_us', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('oidc_flows_expires').on('oidc_flows').column('expires_us').execute();
+  },
+};
+
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_api_tokens': apiTokens,
@@ -580,6 +611,7 @@ export const migrations: Record<string, Migration> = {
   '0008_token_versions': tokenVersions,
   '0009_original_fields': originalFields,
   '0010_members': members,
+  '0011_oidc': oidc,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -253,6 +253,25 @@ export interface MemberTokensTable {
   revoked_us: number | null;
 }
 
+/** A member's account at an OpenID provider: the provider's subject, linked on a first login by verified e-mail or by creation. */
+export interface OidcLinksTable {
+  issuer: string;
+  subject: string;
+  user_id: number;
+  created_us: number;
+  last_login_us: number;
+}
+
+/** A single sign-on begun and not yet finished: what its callback must check, found by the hash of the browser's flow cookie. */
+export interface OidcFlowsTable {
+  id_hash: string;
+  state: string;
+  nonce: string;
+  code_verifier: string;
+  next_path: string;
+  expires_us: number;
+}
+
 export interface Database {
   content_types: ContentTypesTable;
   auth_permissions: AuthPermissionsTable;
@@ -280,6 +299,8 @@ export interface Database {
   login_failures: LoginFailuresTable;
   password_links: PasswordLinksTable;
   member_tokens: MemberTokensTable;
+  oidc_links: OidcLinksTable;
+  oidc_flows: OidcFlowsTable;
 }
 
 /** Ids are 32-bit on every engine, as Django's AutoField. */

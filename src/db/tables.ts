@@ -215,6 +215,12 @@ export const TABLES = {
     foreignKeys: [{ column: 'user_id', references: 'users', onDelete: 'cascade' }],
     indexes: ['member_tokens_user'],
   },
+  oidc_links: {
+    columns: ['issuer', 'subject', 'user_id', 'created_us', 'last_login_us'],
+    foreignKeys: [{ column: 'user_id', references: 'users', onDelete: 'cascade' }],
+    indexes: ['oidc_links_user'],
+  },
+  oidc_flows: { columns: ['id_hash', 'state', 'nonce', 'code_verifier', 'next_path', 'expires_us'], indexes: ['oidc_flows_expires'] },
 } as const satisfies { readonly [T in keyof Database]: TableDeclaration<Database[T]> };
 
 type Tables = typeof TABLES;

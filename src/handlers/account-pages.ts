@@ -4,6 +4,7 @@ import { LinkNotValid, PasswordRejected, SuperuserExists, createFirstSuperuser, 
 import { createPasswordLink, findPasswordLink } from '../members/links.js';
 import { passwordLinkMail } from '../members/mail.js';
 import { createMemberToken, listMemberTokens, MemberTokenError, revokeMemberToken } from '../members/member-tokens.js';
+import { isLinked } from '../members/oidc-members.js';
 import { HashingBusy } from '../members/passwords.js';
 import { memberForReset, readProfile, trimProfile, updateProfile, type ProfileFields } from '../members/profile.js';
 import { FieldErrors, type FieldMessages } from '../resources/write-errors.js';
@@ -54,8 +55,10 @@ interface ProfileState {
 
 async function profileAnswer(m: MemberExchange<unknown>, status: number, state: ProfileState, confirmation: string | null): Promise<FastifyReply> {
   const { id, username } = member(m);
-  const tokens = await listMemberTokens(m.ex.services.database.db, id);
-  const page = profilePage(m.site, { csrf: m.csrf, username, memberId: id, ...state, confirmation, tokens, times: m.ex.services.pageTimes });
+  const { database, oidc, pageTimes } = m.ex.services;
+  const tokens = await listMemberTokens(database.db, id);
+  const linkedTo = oidc !== null && (await isLinked(database.db, id, oidc.issuer)) ? oidc.settings.name : null;
+  const page = profilePage(m.site, { csrf: m.csrf, username, memberId: id, ...state, confirmation, tokens, times: pageTimes, linkedTo });
   return sendPage(m.ex.reply, status, page);
 }
 

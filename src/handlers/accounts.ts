@@ -36,6 +36,14 @@ export async function submitLogin(m: MemberExchange<unknown>): Promise<FastifyRe
   const username = field(form, 'username');
   const password = field(form, 'password');
   const next = safeNext(form.get('next') ?? lastValue(facts.target.query, 'next'));
+  if (!services.config.members.passwordLogin) {
+    const provider = services.oidc?.settings.name ?? 'single sign-on';
+    return sendPage(
+      reply,
+      403,
+      messagePage(m.site, { title: 'Password logins are off', message: html`This site does not take passwords: <a href="/accounts/login/">log in with ${provider}</a>.` }),
+    );
+  }
   if (username.trim() === '' || password === '') {
     return sendPage(reply, 422, await loginForm(m, { username, next, error: 'Type your username (or e-mail address) and your password.' }));
   }
@@ -54,6 +62,7 @@ export async function submitLogin(m: MemberExchange<unknown>): Promise<FastifyRe
     const message = html`Too many failed logins. You can try again after <time datetime="${services.pageTimes.isoDate(untilUs)}">${services.pageTimes.date(untilUs)}</time>.`;
     return sendPage(reply, 429, messagePage(m.site, { title: 'Wait a moment', message }));
   }
+  request.log.info({ member: result.member.id, login: 'password' }, 'member logged in');
   if (facts.session !== null) await endSession(db, facts.session);
   const days = services.config.members.sessionDays;
   const id = await startSession(db, result.member.id, nowUs, days);
@@ -92,6 +101,8 @@ async function loginForm(m: MemberExchange<unknown>, typed: Pick<LoginForm, 'use
     csrf: m.csrf,
     noSuperuser: !(await hasSuperuser(db)),
     loggedInAs: m.viewer?.member.username ?? null,
+    passwordLogin: m.ex.services.config.members.passwordLogin,
+    oidcName: m.ex.services.oidc?.settings.name ?? null,
   });
 }
 

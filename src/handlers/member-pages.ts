@@ -8,6 +8,7 @@ import { CSRF_COOKIE, CSRF_FIELD, csrfToken, csrfTokenMatches, originAllowed } f
 import { isFormType, parseForm, type Form, type FormLists } from '../request/form.js';
 import { loginUrl } from '../request/next-path.js';
 import { declareRoute, type Exchange, type Route, type RoutePath } from '../http/route.js';
+import type { Services } from '../http/services.js';
 import { messagePage } from '../web/accounts.js';
 import type { Html } from '../web/html.js';
 import { HTML_HEADERS, HTML_TYPE, siteFor, type Site } from '../web/layout.js';
@@ -53,6 +54,8 @@ export interface MemberPageDeclaration<P> {
    * (`csrftoken`), set by the GET that shows the form; otherwise to the member's session.
    */
   preSession?: boolean;
+  /** Served only when this says so (single sign-on's pages without a provider are unknown paths). */
+  servedBy?: (services: Services) => boolean;
   /** What a visitor gets on a page that requires a member (default: 303 to the login page with `next`). */
   visitor?: (m: MemberExchange<P>) => Promise<FastifyReply>;
   handle: (m: MemberExchange<P>) => Promise<FastifyReply>;
@@ -68,6 +71,7 @@ export function memberPage<P>(declaration: MemberPageDeclaration<P>): Route {
     page: true,
     slashRedirect: true,
     match: declaration.match,
+    servedBy: declaration.servedBy,
     handle: (ex) => answerMemberPage(ex, declaration, methods),
   });
 }

@@ -7,6 +7,7 @@ import type { FailureThrottle } from '../drf/throttle.js';
 import type { SpaceFeed } from '../live/space-feed.js';
 import type { AnnouncedWrites } from '../live/writes.js';
 import type { Mailer } from '../members/mail.js';
+import type { OidcClient } from '../members/oidc-client.js';
 import type { PasswordHasher } from '../members/passwords.js';
 import type { RequestReader } from '../request/facts.js';
 import type { OpeningPositions } from '../resources/openings.js';
@@ -34,6 +35,8 @@ export interface Services {
   readonly hasher: PasswordHasher;
   /** Invitations and resets by mail (SMTP_URL); null when the site sends no mail. */
   readonly mailer: Mailer | null;
+  /** Single sign-on with the space's OpenID provider (OIDC_ISSUER); null without one. */
+  readonly oidc: OidcClient | null;
   readonly openingPositions: OpeningPositions;
   /** The OpenAPI document served at /api/schema/, built on first request. */
   readonly openapi: () => unknown;

@@ -1,5 +1,6 @@
 import { logoutWithoutSession, showLogin, showLogout, submitLogin, submitLogout } from '../handlers/accounts.js';
 import { memberPage } from '../handlers/member-pages.js';
+import { beginOidcLogin, finishOidcLogin, OIDC_CALLBACK_PATH } from '../handlers/oidc.js';
 import { fixedPaths, type Route } from '../http/route.js';
 import { MEMBER_ACCOUNT_ROUTES } from './account-pages.js';
 import { originalPaths } from './original-addresses.js';
@@ -14,6 +15,25 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
     requires: 'anyone',
     preSession: true,
     handle: (m) => (m.ex.facts.method === 'POST' ? submitLogin(m) : showLogin(m)),
+  }),
+  // Single sign-on (members.md §5), with OIDC_ISSUER only: begun here, finished at the redirect URI.
+  memberPage({
+    name: 'oidc login',
+    template: '/accounts/oidc/login/',
+    match: fixedPaths('/accounts/oidc/login/'),
+    methods: ['GET'],
+    requires: 'anyone',
+    servedBy: (services) => services.oidc !== null,
+    handle: beginOidcLogin,
+  }),
+  memberPage({
+    name: 'oidc callback',
+    template: OIDC_CALLBACK_PATH,
+    match: fixedPaths(OIDC_CALLBACK_PATH),
+    methods: ['GET'],
+    requires: 'anyone',
+    servedBy: (services) => services.oidc !== null,
+    handle: finishOidcLogin,
   }),
   memberPage({
     name: 'logout',

@@ -72,6 +72,8 @@ export interface ProfileView {
   tokenName: string;
   tokenError: string | null;
   times: PageTimes;
+  /** The OpenID provider the account is linked to (OIDC_NAME), or null. */
+  linkedTo: string | null;
 }
 
 /** `/accounts/profile/`: the profile form, then the personal API tokens. */
@@ -81,6 +83,7 @@ export function profilePage(site: Site, view: ProfileView): Buffer {
 <h1 id="profile-heading">Your profile</h1>
 ${notice(view.confirmation)}
 <p>You are logged in as <strong>${view.username}</strong>. <a href="/members/${view.memberId}/">Your public page</a> · <a href="/accounts/password/">Change your password</a></p>
+${view.linkedTo === null ? '' : html`<p id="oidc-linked">Your account is linked to ${view.linkedTo}: you can log in with it.</p>`}
 ${Object.keys(errors).length > 0 ? formError('The profile was not saved: see the messages by the fields.') : ''}
 <form method="post" action="/accounts/profile/" class="stacked">
 ${csrfInput(view.csrf)}

@@ -16,6 +16,10 @@ export interface LoginForm {
   noSuperuser: boolean;
   /** The member already logged in, if any. */
   loggedInAs: string | null;
+  /** PASSWORD_LOGIN: the password form is shown. */
+  passwordLogin: boolean;
+  /** Single sign-on's button: the provider's name (OIDC_NAME); null without a provider. */
+  oidcName: string | null;
 }
 
 export function loginPage(site: Site, form: LoginForm): Buffer {
@@ -23,15 +27,8 @@ export function loginPage(site: Site, form: LoginForm): Buffer {
 <h1 id="login-heading">Log in</h1>
 ${form.loggedInAs !== null ? html`<p class="notice">You are logged in as ${form.loggedInAs}. Logging in again replaces that session.</p>` : ''}
 ${form.error !== null ? html`<p class="form-error" role="alert" id="login-error">${form.error}</p>` : ''}
-<form method="post" action="/accounts/login/" class="stacked"${form.error !== null ? html` aria-describedby="login-error"` : ''}>
-<input type="hidden" name="${CSRF_FIELD}" value="${form.csrf}">
-<input type="hidden" name="next" value="${form.next}">
-<p><label for="username">Username or e-mail address</label>
-<input id="username" name="username" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required value="${form.username}"${form.error !== null || form.username === '' ? html` autofocus` : ''}></p>
-<p><label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required></p>
-<p><button type="submit">Log in</button></p>
-</form>
+${form.oidcName === null ? '' : html`<p class="buttons"><a id="oidc-login" class="button" href="${oidcLoginPath(form.next)}">Log in with ${form.oidcName}</a></p>`}
+${form.passwordLogin ? passwordForm(form) : ''}
 ${
   form.noSuperuser
     ? html`<aside class="notice" aria-labelledby="first-superuser-heading"><h2 id="first-superuser-heading">A new installation</h2>
@@ -42,6 +39,24 @@ ${
 }
 </section>`;
   return layout(site, { title: 'Log in', main });
+}
+
+/** Where single sign-on begins, with `next` carried along. */
+function oidcLoginPath(next: string): string {
+  return next === '/' ? '/accounts/oidc/login/' : `/accounts/oidc/login/?next=${encodeURIComponent(next)}`;
+}
+
+function passwordForm(form: LoginForm): Html {
+  return html`${form.oidcName === null ? '' : html`<h2 id="password-login-heading">Or with your password</h2>`}
+<form method="post" action="/accounts/login/" class="stacked"${form.error !== null ? html` aria-describedby="login-error"` : ''}>
+<input type="hidden" name="${CSRF_FIELD}" value="${form.csrf}">
+<input type="hidden" name="next" value="${form.next}">
+<p><label for="username">Username or e-mail address</label>
+<input id="username" name="username" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required value="${form.username}"${form.error !== null || form.username === '' ? html` autofocus` : ''}></p>
+<p><label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required></p>
+<p><button type="submit">Log in</button></p>
+</form>`;
 }
 
 /** `GET /accounts/logout/`: the button, never the logging out itself (a link or a prefetch must not log anyone out). */

@@ -10,6 +10,7 @@ import { migrateToLatest } from '../../src/db/migrations.js';
 import pg from 'pg';
 import { importRecords } from '../../src/interchange/import.js';
 import type { MailerOptions } from '../../src/members/mail.js';
+import type { DiscoveryTiming } from '../../src/members/oidc-client.js';
 
 /** The sample dumpdata fixture, kept in the repository so that the suite runs from any checkout. */
 export const SAMPLE_FIXTURE = path.resolve(import.meta.dirname, '../fixtures/sample-dumpdata.json');
@@ -110,10 +111,12 @@ export interface TestServer {
  * Builds the app in-process on a fresh database of the engine under test, loads `records` (dumpdata records) through
  * the real importer, and listens on a free port of 127.0.0.1. With `logs`, the service logs at
  * info level (what an operator sees) into that array, one parsed line each. `mailer`: a CA for
- * the mailer to trust (the tests' SMTP server), with SMTP_URL in `env`.
+ * the mailer to trust (the tests' SMTP server), with SMTP_URL in `env`. `port`: a port chosen
+ * beforehand (a redirect URI registered at a test OpenID provider names it); `oidcTiming`: how
+ * soon discovery is tried again.
  */
 export async function startServer(
-  options: { records?: unknown[]; env?: Record<string, string>; logs?: Record<string, unknown>[]; mailer?: MailerOptions } = {},
+  options: { records?: unknown[]; env?: Record<string, string>; logs?: Record<string, unknown>[]; mailer?: MailerOptions; port?: number; oidcTiming?: DiscoveryTiming } = {},
 ): Promise<TestServer> {
   const fresh = await freshDatabase();
   const config = configFrom({ DATABASE_URL: fresh.url, LOG_LEVEL: 'silent', ...options.env });
@@ -123,8 +126,8 @@ export async function startServer(
   }
   const logs = options.logs;
   const logger = logs ? { level: 'info', stream: { write: (line: string) => logs.push(JSON.parse(line) as Record<string, unknown>) } } : false;
-  const app = await buildApp(config, { database: fresh.handle, logger, mailer: options.mailer });
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  const app = await buildApp(config, { database: fresh.handle, logger, mailer: options.mailer, oidcTiming: options.oidcTiming });
+  await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
