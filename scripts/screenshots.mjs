@@ -10,6 +10,9 @@
 //   login.png            the login page at 1280 px
 //   profile.png          a member's profile at 1280 px: a member made with `user create`, whose
 //                        password is set through the link it prints, logged in with the keyboard
+//   project-edit.png     that member (granted `projects.change_project` with `user grant`)
+//                        editing the project of project.png: a blank title and a blank short
+//                        description sent with Enter, answered with the messages next to their fields
 // Then stops the demo (its whole process group). Any failure exits non-zero.
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -117,20 +120,26 @@ async function shoot(browser, url, file, width) {
   }
 }
 
-/** A new member through the CLI, as the README says (`user create` prints a set-password link): the link's path. */
-function createMember(env) {
-  const out = execFileSync(process.execPath, [path.join(ROOT, 'dist', 'hackerspace-api.mjs'), 'user', 'create', 'ada', '--email', 'ada@example.org'], {
+/** The service's CLI on the demo's database, as the README shows it: what it printed. */
+function cli(env, ...args) {
+  return execFileSync(process.execPath, [path.join(ROOT, 'dist', 'hackerspace-api.mjs'), ...args], {
     cwd: ROOT,
     env: { ...env, DATABASE_URL: 'sqlite:data/demo.sqlite' },
     encoding: 'utf8',
   });
+}
+
+/** A new member through the CLI, as the README says (`user create` prints a set-password link), who may edit projects: the link's path. */
+function createMember(env) {
+  const out = cli(env, 'user', 'create', 'ada', '--email', 'ada@example.org');
+  cli(env, 'user', 'grant', 'ada', 'projects.change_project');
   const link = /\/accounts\/set-password\/[^/\s]+\//.exec(out);
   if (!link) throw new Error(`user create printed no link: ${out}`);
   return link[0];
 }
 
-/** Sets the member's password through the link, shoots the login page, logs in with the keyboard and shoots the profile. */
-async function shootMember(browser, base, linkPath) {
+/** Sets the member's password through the link, shoots the login page, logs in with the keyboard, shoots the profile and a project's edit form refused. */
+async function shootMember(browser, base, linkPath, project) {
   const password = 'analytical engine 1843';
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light', reducedMotion: 'reduce' });
   try {
@@ -153,6 +162,15 @@ async function shootMember(browser, base, linkPath) {
     await page.evaluate('document.fonts.ready.then(() => true)');
     await page.screenshot({ path: path.join(OUT, 'profile.png'), fullPage: true });
     console.log('wrote docs/screenshots/profile.png');
+    await page.goto(`${base}${project}edit/`);
+    await page.fill('input[name="title"]', ' ');
+    await page.fill('[name="short_description"]', ' ');
+    const [refused] = await Promise.all([page.waitForResponse((res) => res.request().method() === 'POST'), page.press('input[name="title"]', 'Enter')]);
+    if (refused.status() !== 422) throw new Error(`the refused edit answered ${refused.status()}, not 422`);
+    await page.waitForLoadState('load');
+    await page.evaluate('document.fonts.ready.then(() => true)');
+    await page.screenshot({ path: path.join(OUT, 'project-edit.png'), fullPage: true });
+    console.log('wrote docs/screenshots/project-edit.png');
   } finally {
     await context.close();
   }
@@ -169,8 +187,9 @@ async function main() {
     fs.mkdirSync(OUT, { recursive: true });
     await shoot(browser, `${server.base}/`, path.join(OUT, 'dashboard-390.png'), 390);
     await shoot(browser, `${server.base}/`, path.join(OUT, 'dashboard-1280.png'), 1280);
-    await shoot(browser, `${server.base}${await projectPath(server.base)}`, path.join(OUT, 'project.png'), 1280);
-    await shootMember(browser, server.base, createMember(env));
+    const project = await projectPath(server.base);
+    await shoot(browser, `${server.base}${project}`, path.join(OUT, 'project.png'), 1280);
+    await shootMember(browser, server.base, createMember(env), project);
   } finally {
     await browser?.close();
     await server?.stop();
