@@ -70,7 +70,7 @@ ${live ? html`<script src="${site.assets.url('live.js')}" defer></script>` : ''}
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="site-header">
 <a class="site-name" href="/">${site.name}</a>
-<nav aria-label="Site"><ul><li><a href="/">Dashboard</a></li><li><a href="/api/">API</a></li><li><a href="/api/docs/">API reference</a></li><li><a href="/events.ics">Calendar</a></li></ul>${accountNav(site.nav)}</nav>
+<nav aria-label="Site"><ul><li><a href="/">Dashboard</a></li><li><a href="/projects/">Projects</a></li><li><a href="/events/">Events</a></li><li><a href="/api/">API</a></li><li><a href="/api/docs/">API reference</a></li><li><a href="/events.ics">Calendar</a></li></ul>${accountNav(site.nav)}</nav>
 </header>
 <main id="main"${mainClass ? html` class="${mainClass}"` : ''}>
 ${
