@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { createPasswordLink } from '../src/members/links.js';
 import { grantRights } from '../src/members/rights.js';
 import { request } from './support/http.js';
-import { addMember, Browser, csrfOf, logIn, TEST_ITERATIONS } from './support/members.js';
+import { addMember, Browser, csrfOf, logIn, noticeOf, TEST_ITERATIONS } from './support/members.js';
 import { startServer, type TestServer } from './support/server.js';
 import { selfSignedCertificate, startSmtpServer, type TestSmtpServer } from './support/smtp.js';
 
@@ -97,9 +97,10 @@ describe('a member’s account pages', () => {
       action: 'save',
     });
     assert.equal(res.status, 303, res.body);
-    assert.equal(res.headers.location, '/accounts/profile/?saved=profile');
+    assert.equal(res.headers.location, '/accounts/profile/');
     const after = await alice.get(res.headers.location);
-    assert.match(after.body, /Your profile is saved\./);
+    assert.equal(noticeOf(after.body), 'Your profile is saved.');
+    assert.equal(noticeOf((await alice.get('/accounts/profile/')).body), null, 'the notice is shown once');
     const row = await userRow(aliceId);
     assert.deepEqual(
       { first: row.first_name, last: row.last_name, email: row.email, description: row.description, newsletter: row.newsletter, show: row.show_name },
@@ -227,8 +228,9 @@ describe('a member’s account pages', () => {
     assert.ok(!row.secret_hash.includes(secret));
     const revoke = await alice.post(`/accounts/profile/tokens/${row.id}/revoke/`, { csrfmiddlewaretoken: csrfOf(profile.body) });
     assert.equal(revoke.status, 303);
-    assert.equal(revoke.headers.location, '/accounts/profile/?saved=revoked');
+    assert.equal(revoke.headers.location, '/accounts/profile/');
     const afterRevoke = await alice.get('/accounts/profile/');
+    assert.equal(noticeOf(afterRevoke.body), 'The token is revoked.');
     assert.ok(!afterRevoke.body.includes('<td>my script</td>'));
     // Someone else's token, or one revoked already: 404, nothing changed.
     const bob = await logIn(base, 'bob', PASSWORD);
@@ -283,8 +285,10 @@ describe('a member’s account pages', () => {
     assert.equal((await userRow(carolId)).password, hashBefore);
     const ok = await here.submit('/accounts/password/', { old_password: PASSWORD, new_password1: 'a new long passphrase', new_password2: 'a new long passphrase' });
     assert.equal(ok.status, 303, ok.body);
-    assert.equal(ok.headers.location, '/accounts/profile/?saved=password');
-    assert.equal((await here.get('/accounts/profile/')).status, 200, 'this session stays');
+    assert.equal(ok.headers.location, '/accounts/profile/');
+    const kept = await here.get('/accounts/profile/');
+    assert.equal(kept.status, 200, 'this session stays');
+    assert.equal(noticeOf(kept.body), 'Your password is changed. Your other sessions are logged out.');
     const gone = await elsewhere.get('/accounts/profile/');
     assert.equal(gone.status, 303, 'the other session ended');
     await logIn(base, 'carol', 'a new long passphrase');

@@ -26,11 +26,15 @@ async function logInWithKeyboard(watched: WatchedPage, next: string): Promise<vo
   await Promise.all([page.waitForURL((url) => !url.pathname.startsWith('/accounts/login/')), page.keyboard.press('Enter')]);
 }
 
-/** Focuses the button named `label` and presses Enter, as a keyboard user does; waits for the page it leads to. */
-async function pressButton(watched: WatchedPage, label: string, done: string): Promise<void> {
+/**
+ * Focuses the button named `label` and presses Enter, as a keyboard user does; waits for the
+ * page it leads to (the same address), known by its notice.
+ */
+async function pressButton(watched: WatchedPage, label: string, notice: string): Promise<void> {
   const { page } = watched;
   await page.getByRole('button', { name: label, exact: true }).focus();
-  await Promise.all([page.waitForURL((url) => url.searchParams.get('done') === done), page.keyboard.press('Enter')]);
+  await page.keyboard.press('Enter');
+  await page.locator('#notice', { hasText: new RegExp(`^${notice.replaceAll('.', '\\.')}$`) }).waitFor();
 }
 
 describe('members on the records’ pages in a browser', () => {
@@ -67,16 +71,16 @@ describe('members on the records’ pages in a browser', () => {
       const { page } = watched;
       await logInWithKeyboard(watched, '/projects/2/');
       assert.equal(new URL(page.url()).pathname, '/projects/2/');
-      await pressButton(watched, 'Join the project', 'joined');
-      assert.equal(await page.textContent('main [role="status"]'), 'You take part in this project.');
+      await pressButton(watched, 'Join the project', 'You take part in this project.');
+      assert.equal(await page.textContent('#notice'), 'You take part in this project.');
       assert.match((await page.textContent('.facts')) ?? '', new RegExp(`Participants${USERNAME}`));
-      await pressButton(watched, 'Leave the project', 'left');
-      assert.equal(await page.textContent('main [role="status"]'), 'You no longer take part in this project.');
+      await pressButton(watched, 'Leave the project', 'You no longer take part in this project.');
+      assert.equal(await page.textContent('#notice'), 'You no longer take part in this project.');
       await page.goto(`${server.base}/events/1/`);
-      await pressButton(watched, 'I am interested', 'interested');
-      assert.equal(await page.textContent('main [role="status"]'), 'You are interested in this event.');
-      await pressButton(watched, 'I am no longer interested', 'not-interested');
-      assert.equal(await page.textContent('main [role="status"]'), 'You are no longer interested in this event.');
+      await pressButton(watched, 'I am interested', 'You are interested in this event.');
+      assert.equal(await page.textContent('#notice'), 'You are interested in this event.');
+      await pressButton(watched, 'I am no longer interested', 'You are no longer interested in this event.');
+      assert.equal(await page.textContent('#notice'), 'You are no longer interested in this event.');
       assert.deepEqual(watched.problems(), []);
     } finally {
       await watched.close();

@@ -12,7 +12,7 @@ import { importRecords } from '../src/interchange/import.js';
 import { createGroup, grantRights, setGroupRights, setMemberGroups } from '../src/members/rights.js';
 import { event, meeting, project } from './support/contract.js';
 import { request, type HttpResponse } from './support/http.js';
-import { addMember, Browser, csrfOf, logIn, TEST_ITERATIONS } from './support/members.js';
+import { addMember, Browser, csrfOf, logIn, noticeOf, TEST_ITERATIONS } from './support/members.js';
 import { startServer, type TestServer } from './support/server.js';
 
 const PASSWORD = 'correct horse battery';
@@ -146,17 +146,22 @@ describe('members on the records’ pages', () => {
     assert.deepEqual(await participants(), [], 'read once: the API has it cached');
     const joined = await postButton('carol', '/projects/2/', '/projects/2/join/');
     assert.equal(joined.status, 303);
-    assert.equal(joined.headers.location, '/projects/2/?done=joined');
+    assert.equal(joined.headers.location, '/projects/2/');
     assert.equal((await participants()).length, 1, 'the API lists her at once');
     const page = await browsers.carol.get(joined.headers.location);
-    assert.match(page.body, /<p class="notice" role="status">You take part in this project\.<\/p>/);
+    assert.equal(page.headers['cache-control'], PRIVATE);
+    assert.equal(noticeOf(page.body), 'You take part in this project.');
     assert.deepEqual(actionsOf(page.body), ['GET /projects/2/delete/', 'GET /projects/2/edit/', 'POST /projects/2/leave/']);
-    assert.match((await request(base, '/projects/2/')).body, new RegExp(`<a href="/members/${ids.carol}/">carol</a>`), "the visitors' page lists her at once");
+    assert.equal(noticeOf((await browsers.carol.get('/projects/2/')).body), null, 'the notice is shown once');
+    const visitors = await request(base, '/projects/2/');
+    assert.match(visitors.body, new RegExp(`<a href="/members/${ids.carol}/">carol</a>`), "the visitors' page lists her at once");
+    assert.equal(noticeOf(visitors.body), null);
     // The same form posted twice: nothing more.
     assert.equal((await postButton('carol', '/projects/2/', '/projects/2/join/')).status, 303);
     assert.equal((await participants()).length, 1);
     const left = await postButton('carol', '/projects/2/', '/projects/2/leave/');
-    assert.equal(left.headers.location, '/projects/2/?done=left');
+    assert.equal(left.headers.location, '/projects/2/');
+    assert.equal(noticeOf((await browsers.carol.get('/projects/2/')).body), 'You no longer take part in this project.');
     assert.deepEqual(await participants(), []);
     assert.deepEqual(await auditOf('carol'), [
       { method: 'POST', path: '/projects/2/join/', collection: 'projects', record_id: 2, status: 303 },
@@ -168,22 +173,41 @@ describe('members on the records’ pages', () => {
     const before = await apiRecord('/api/events/1/');
     const interested = await postButton('bob', '/events/1/', '/events/1/interested/', { interested: 'yes' });
     assert.equal(interested.status, 303);
-    assert.equal(interested.headers.location, '/events/1/?done=interested');
+    assert.equal(interested.headers.location, '/events/1/');
     const page = (await browsers.bob.get(interested.headers.location)).body;
-    assert.match(page, /You are interested in this event\./);
+    assert.equal(noticeOf(page), 'You are interested in this event.');
     assert.match(page, new RegExp(`<dt>Interested</dt><dd><a href="/members/${ids.bob}/">bob</a></dd>`));
     assert.match(page, /<input type="hidden" name="interested" value="no"><button type="submit">I am no longer interested<\/button>/);
     assert.match((await browsers.alice.get('/events/1/')).body, new RegExp(`<dt>Interested</dt><dd><a href="/members/${ids.bob}/">bob</a></dd>`), 'another member sees it');
     // "yes" twice stays yes; without the field it toggles.
-    assert.equal((await postButton('bob', '/events/1/', '/events/1/interested/', { interested: 'yes' })).headers.location, '/events/1/?done=interested');
+    assert.equal((await postButton('bob', '/events/1/', '/events/1/interested/', { interested: 'yes' })).status, 303);
+    assert.equal(noticeOf((await browsers.bob.get('/events/1/')).body), 'You are interested in this event.');
     const toggled = await postButton('bob', '/events/1/', '/events/1/interested/');
-    assert.equal(toggled.headers.location, '/events/1/?done=not-interested');
-    assert.match((await browsers.bob.get('/events/1/')).body, /<dt>Interested<\/dt><dd>none<\/dd>/);
+    assert.equal(toggled.headers.location, '/events/1/');
+    const untoggled = (await browsers.bob.get('/events/1/')).body;
+    assert.equal(noticeOf(untoggled), 'You are no longer interested in this event.');
+    assert.match(untoggled, /<dt>Interested<\/dt><dd>none<\/dd>/);
     assert.deepEqual(await apiRecord('/api/events/1/'), before);
     assert.deepEqual(await auditOf('bob'), [
       { method: 'POST', path: '/events/1/interested/', collection: 'events', record_id: 1, status: 303 },
       { method: 'POST', path: '/events/1/interested/', collection: 'events', record_id: 1, status: 303 },
     ]);
+  });
+
+  it('shows a notice only on a page built for a member: the visitors’ page the cache keeps never carries one, whatever the cookies or the query', async () => {
+    const visitor = new Browser(base);
+    visitor.cookies.set('notice', 'joined');
+    for (let i = 0; i < 2; i++) {
+      const shared = await visitor.get('/projects/2/');
+      assert.equal(shared.status, 200);
+      assert.notEqual(shared.headers['cache-control'], PRIVATE, 'the shared page');
+      assert.equal(noticeOf(shared.body), null, `a visitor with a notice cookie, request ${i + 1}`);
+    }
+    assert.equal(noticeOf((await request(base, '/projects/2/')).body), null, 'another visitor');
+    assert.equal(noticeOf((await browsers.alice.get('/projects/2/?done=joined')).body), null, 'the query says nothing');
+    browsers.alice.cookies.set('notice', 'no-such-notice');
+    assert.equal(noticeOf((await browsers.alice.get('/projects/2/')).body), null, 'a code of no notice');
+    assert.ok(!browsers.alice.cookies.has('notice'), 'removed all the same');
   });
 
   it('refuses, changing nothing: a visitor (sent to log in, then to the record), no or a wrong token, another origin, a GET, an unknown record', async () => {

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { findPasswordLink } from '../src/members/links.js';
 import { groupsOf, permissionIdOf, rightsOf } from '../src/members/rights.js';
 import { request, type HttpResponse } from './support/http.js';
-import { addMember, Browser, csrfOf, logIn, TEST_ITERATIONS } from './support/members.js';
+import { addMember, Browser, csrfOf, logIn, noticeOf, TEST_ITERATIONS } from './support/members.js';
 import { startServer, type TestServer } from './support/server.js';
 
 const PASSWORD = 'correct horse battery';
@@ -141,7 +141,7 @@ describe('admin pages', () => {
     // Set a group, grant add_project, take add_event away, give the key.
     const res = await root.post(`/accounts/admin/members/${carolId}/`, memberForm(csrfOf(page.body), ['is_active', 'has_key', `group_${groupId}`, 'projects.add_project']));
     assert.equal(res.status, 303, res.body.slice(0, 300));
-    assert.equal(res.headers.location, `/accounts/admin/members/${carolId}/?done=saved`);
+    assert.equal(res.headers.location, `/accounts/admin/members/${carolId}/`);
     const rights = await rightsOf(db, carolId);
     assert.deepEqual([...rights.rights], ['projects.add_project']);
     assert.deepEqual(
@@ -151,7 +151,9 @@ describe('admin pages', () => {
     const afterSave = await request(base, `/api/users/${carolId}/`);
     assert.equal(JSON.parse(afterSave.body).has_key, true, 'the cached answer ended with the write');
     const shown = await root.get(res.headers.location);
-    assert.match(shown.body, /Saved\./);
+    assert.equal(shown.headers['cache-control'], PRIVATE);
+    assert.equal(noticeOf(shown.body), 'The member is saved.');
+    assert.equal(noticeOf((await root.get(res.headers.location)).body), null, 'the notice is shown once');
     // A right through the group counts too.
     const groupPage = await root.get(`/accounts/admin/groups/${groupId}/`);
     const saved = await root.post(`/accounts/admin/groups/${groupId}/`, [
@@ -160,6 +162,7 @@ describe('admin pages', () => {
       ['events.change_event', 'on'],
     ]);
     assert.equal(saved.status, 303);
+    assert.equal(noticeOf((await root.get(saved.headers.location as string)).body), 'The group is saved.');
     assert.deepEqual([...(await rightsOf(db, carolId)).rights].sort(), ['events.change_event', 'projects.add_project']);
     const audit = await db.selectFrom('audit_log').select(['token_name', 'collection', 'record_id']).where('token_name', '=', 'web: root').execute();
     assert.ok(
@@ -231,6 +234,8 @@ describe('admin pages', () => {
     const id = (await server.database.db.selectFrom('api_tokens').select('id').where('name', '=', 'board script').executeTakeFirstOrThrow()).id;
     const revoked = await root.post(`/accounts/admin/tokens/${id}/revoke/`, { csrfmiddlewaretoken: csrfOf(listed.body) });
     assert.equal(revoked.status, 303);
+    assert.equal(revoked.headers.location, '/accounts/admin/tokens/');
+    assert.equal(noticeOf((await root.get(revoked.headers.location)).body), 'The token is revoked.');
     assert.equal((await write('after-revoke')).status, 401);
     // A name taken by an active token: 422, the name kept.
     const again = await root.post('/accounts/admin/tokens/', { csrfmiddlewaretoken: csrfOf(listed.body), name: 'door-pi', scope: 'door' });
@@ -254,6 +259,7 @@ describe('admin pages', () => {
     assert.ok(!page.body.includes('b'.repeat(64)), 'never the hash');
     const revoked = await root.post(`/accounts/admin/member-tokens/${made.id}/revoke/`, { csrfmiddlewaretoken: csrfOf(page.body) });
     assert.equal(revoked.status, 303);
+    assert.equal(noticeOf((await root.get(revoked.headers.location as string)).body), 'The token is revoked.');
     const row = await db.selectFrom('member_tokens').select('revoked_us').where('id', '=', made.id).executeTakeFirstOrThrow();
     assert.notEqual(row.revoked_us, null);
     const again = await root.post(`/accounts/admin/member-tokens/${made.id}/revoke/`, { csrfmiddlewaretoken: csrfOf(page.body) });
@@ -290,7 +296,8 @@ describe('admin pages', () => {
     const list = await root.get('/accounts/admin/groups/');
     const created = await root.post('/accounts/admin/groups/', { csrfmiddlewaretoken: csrfOf(list.body), name: SCRIPT });
     assert.equal(created.status, 303);
-    const id = Number(/\/accounts\/admin\/groups\/(\d+)\//.exec(created.headers.location as string)?.[1]);
+    const id = Number(/^\/accounts\/admin\/groups\/(\d+)\/$/.exec(created.headers.location as string)?.[1]);
+    assert.equal(noticeOf((await root.get(created.headers.location as string)).body), 'The group is created.');
     const taken = await root.post('/accounts/admin/groups/', { csrfmiddlewaretoken: csrfOf(list.body), name: 'committee' });
     assert.equal(taken.status, 422);
     assert.match(taken.body, /already exists/);
@@ -305,6 +312,7 @@ describe('admin pages', () => {
     assert.equal(renamed.status, 303);
     const deleted = await root.post(`/accounts/admin/groups/${id}/delete/`, { csrfmiddlewaretoken: csrfOf(edit.body) });
     assert.equal(deleted.status, 303);
+    assert.equal(noticeOf((await root.get(deleted.headers.location as string)).body), 'The group is deleted.');
     assert.equal((await db.selectFrom('auth_groups').select('id').where('id', '=', id).execute()).length, 0);
     assert.equal((await root.get(`/accounts/admin/groups/${id}/`)).status, 404);
   });

@@ -86,7 +86,9 @@ describe('the members’ pages in a browser', () => {
       for (const field of ['first_name', 'last_name']) await page.fill(`input[name="${field}"]`, `Ada ${HOSTILE}`.slice(0, 150));
       await page.fill('textarea[name="description"]', `Hello ${HOSTILE} [x](javascript:window.pwned=1)`);
       await page.check('input[name="show_name"]');
-      await Promise.all([page.waitForURL((url) => url.search.includes('saved')), page.click('button[value="save"]')]);
+      await page.click('button[value="save"]');
+      // The same address again, known by its notice.
+      await page.locator('#notice', { hasText: 'Your profile is saved.' }).waitFor();
       const id = await server.database.db.selectFrom('users').select('id').where('username', '=', USERNAME).executeTakeFirstOrThrow();
       for (const path of ['/accounts/profile/', `/members/${id.id}/`]) await visitInert(watched, path);
       assert.deepEqual(watched.problems(), []);
@@ -123,11 +125,14 @@ describe('the members’ pages in a browser', () => {
       // A group, named on the groups page, given to ada on her page.
       await page.goto(`${server.base}/accounts/admin/groups/`);
       await page.fill('#group-name', `committee ${HOSTILE}`);
-      await Promise.all([page.waitForURL((url) => url.search.includes('done=created')), page.click('button:text("Create group")')]);
+      await Promise.all([page.waitForURL((url) => /^\/accounts\/admin\/groups\/\d+\/$/.test(url.pathname)), page.click('button:text("Create group")')]);
+      assert.equal(await page.textContent('#notice'), 'The group is created.');
       await assertInert(page, 'the new group’s page');
       await page.goto(`${server.base}/accounts/admin/members/${ada.id}/`);
       await page.locator('fieldset', { hasText: 'Groups' }).locator('input[type="checkbox"]').check();
-      await Promise.all([page.waitForURL((url) => url.search.includes('done=saved')), page.click('button:text("Save")')]);
+      await page.click('button:text("Save")');
+      // The same address again, known by its notice.
+      await page.locator('#notice', { hasText: 'The member is saved.' }).waitFor();
       // An operator token named on the tokens page: its secret is shown with its name.
       await page.goto(`${server.base}/accounts/admin/tokens/`);
       await page.fill('#token-name', `door ${HOSTILE}`);

@@ -1,5 +1,4 @@
 import type { FastifyReply } from 'fastify';
-import { lastValue } from '../drf/query.js';
 import { LinkNotValid, PasswordRejected, SuperuserExists, createFirstSuperuser, setPassword, setPasswordWithLink } from '../members/accounts.js';
 import { createPasswordLink, findPasswordLink } from '../members/links.js';
 import { passwordLinkMail } from '../members/mail.js';
@@ -24,19 +23,9 @@ import {
 import { messagePage } from '../web/accounts.js';
 import type { Html } from '../web/html.js';
 import { notFound, seeOther, sendPage, webWrite, type MemberExchange } from './member-pages.js';
+import { setNotice } from './notice.js';
 
 /** A member's own pages (members.md §3, §4): profile and tokens, password change, set-password links, reset by mail. */
-
-/** The short confirmations a 303 leads to, by the `saved` of the query (a fixed list: nothing typed is echoed). */
-const CONFIRMATIONS: Readonly<Record<string, string>> = {
-  profile: 'Your profile is saved.',
-  password: 'Your password is changed. Your other sessions are logged out.',
-  revoked: 'The token is revoked.',
-};
-
-function confirmationOf(m: MemberExchange<unknown>): string | null {
-  return CONFIRMATIONS[lastValue(m.ex.facts.target.query, 'saved') ?? ''] ?? null;
-}
 
 function member(m: MemberExchange<unknown>): { id: number; username: string } {
   // memberPage ensures a viewer on pages that require a member.
@@ -53,19 +42,19 @@ interface ProfileState {
   tokenError: string | null;
 }
 
-async function profileAnswer(m: MemberExchange<unknown>, status: number, state: ProfileState, confirmation: string | null): Promise<FastifyReply> {
+async function profileAnswer(m: MemberExchange<unknown>, status: number, state: ProfileState): Promise<FastifyReply> {
   const { id, username } = member(m);
   const { database, oidc, pageTimes } = m.ex.services;
   const tokens = await listMemberTokens(database.db, id);
   const linkedTo = oidc !== null && (await isLinked(database.db, id, oidc.issuer)) ? oidc.settings.name : null;
-  const page = profilePage(m.site, { csrf: m.csrf, username, memberId: id, ...state, confirmation, tokens, times: pageTimes, linkedTo });
+  const page = profilePage(m.site, { csrf: m.csrf, username, memberId: id, ...state, tokens, times: pageTimes, linkedTo });
   return sendPage(m.ex.reply, status, page);
 }
 
 export async function showProfile(m: MemberExchange<unknown>): Promise<FastifyReply> {
   const profile = await readProfile(m.ex.services.database.db, member(m).id);
   if (!profile) return notFound(m);
-  return profileAnswer(m, 200, { fields: profile, errors: {}, preview: null, tokenName: '', tokenError: null }, confirmationOf(m));
+  return profileAnswer(m, 200, { fields: profile, errors: {}, preview: null, tokenName: '', tokenError: null });
 }
 
 function typedProfile(form: Form): ProfileFields {
@@ -91,7 +80,7 @@ export async function submitProfile(m: MemberExchange<unknown>): Promise<Fastify
   if (form.get('action') === 'preview') {
     // Loaded on demand, as the detail pages do (markdown-it is 200 KB to parse).
     const { renderMarkdown } = await import('../web/markdown.js');
-    return profileAnswer(m, 200, { fields: typed, errors: {}, preview: renderMarkdown(typed.description, 3), ...blank }, null);
+    return profileAnswer(m, 200, { fields: typed, errors: {}, preview: renderMarkdown(typed.description, 3), ...blank });
   }
   const { id } = member(m);
   try {
@@ -101,9 +90,10 @@ export async function submitProfile(m: MemberExchange<unknown>): Promise<Fastify
     });
   } catch (error) {
     if (!(error instanceof FieldErrors)) throw error;
-    return profileAnswer(m, 422, { fields: trimProfile(typed), errors: error.errors, preview: null, ...blank }, null);
+    return profileAnswer(m, 422, { fields: trimProfile(typed), errors: error.errors, preview: null, ...blank });
   }
-  return seeOther(m.ex.reply, '/accounts/profile/?saved=profile');
+  setNotice(m.ex.reply, m.ex.facts, 'profile-saved');
+  return seeOther(m.ex.reply, '/accounts/profile/');
 }
 
 /** POST /accounts/profile/tokens/: a new personal API token, its secret on the answer only. */
@@ -118,7 +108,7 @@ export async function submitNewToken(m: MemberExchange<unknown>): Promise<Fastif
     if (!(error instanceof MemberTokenError)) throw error;
     const profile = await readProfile(db, id);
     if (!profile) return notFound(m);
-    return profileAnswer(m, 422, { fields: profile, errors: {}, preview: null, tokenName: name, tokenError: error.message }, null);
+    return profileAnswer(m, 422, { fields: profile, errors: {}, preview: null, tokenName: name, tokenError: error.message });
   }
 }
 
@@ -126,13 +116,14 @@ export async function submitNewToken(m: MemberExchange<unknown>): Promise<Fastif
 export async function submitRevokeToken(m: MemberExchange<number>): Promise<FastifyReply> {
   const revoked = await revokeMemberToken(m.ex.services.database.db, member(m).id, m.ex.params, m.nowUs);
   if (!revoked) return notFound(m);
-  return seeOther(m.ex.reply, '/accounts/profile/?saved=revoked');
+  setNotice(m.ex.reply, m.ex.facts, 'token-revoked');
+  return seeOther(m.ex.reply, '/accounts/profile/');
 }
 
 // ---- /accounts/password/ ----
 
 export async function showPassword(m: MemberExchange<unknown>): Promise<FastifyReply> {
-  return sendPage(m.ex.reply, 200, passwordPage(m.site, { csrf: m.csrf, errors: {}, confirmation: null }));
+  return sendPage(m.ex.reply, 200, passwordPage(m.site, { csrf: m.csrf, errors: {} }));
 }
 
 /**
@@ -143,7 +134,7 @@ export async function submitPassword(m: MemberExchange<unknown>): Promise<Fastif
   const { services, facts, reply } = m.ex;
   const db = services.database.db;
   const { id } = member(m);
-  const refuse = (errors: FieldMessages) => sendPage(reply, 422, passwordPage(m.site, { csrf: m.csrf, errors, confirmation: null }));
+  const refuse = (errors: FieldMessages) => sendPage(reply, 422, passwordPage(m.site, { csrf: m.csrf, errors }));
   const old = field(m.form, 'old_password');
   const new1 = field(m.form, 'new_password1');
   const new2 = field(m.form, 'new_password2');
@@ -159,7 +150,8 @@ export async function submitPassword(m: MemberExchange<unknown>): Promise<Fastif
       if (!(error instanceof PasswordRejected)) throw error;
       return refuse({ new_password1: [error.message] });
     }
-    return seeOther(reply, '/accounts/profile/?saved=password');
+    setNotice(reply, facts, 'password-changed');
+    return seeOther(reply, '/accounts/profile/');
   });
 }
 

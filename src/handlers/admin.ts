@@ -18,8 +18,9 @@ import { createGroup, deleteGroup, listGroups, renameGroup, RIGHTS, RightsError,
 import { createToken, listTokens, revokeTokenById, TokenError } from '../resources/tokens.js';
 import { countUsers } from '../resources/users.js';
 import { field, type Form } from '../request/form.js';
-import { adminHomePage, groupEditPage, groupsPage, memberEditPage, membersPage, tokensPage, type Flash, type MadeLink, type MemberEdit } from '../web/admin-pages.js';
+import { adminHomePage, groupEditPage, groupsPage, memberEditPage, membersPage, tokensPage, type MadeLink, type MemberEdit } from '../web/admin-pages.js';
 import { notFound, seeOther, sendPage, webWrite, type MemberExchange } from './member-pages.js';
+import { setNotice } from './notice.js';
 
 /**
  * The superusers' admin pages (members.md §4, `/accounts/admin/`). The route entries
@@ -30,19 +31,6 @@ import { notFound, seeOther, sendPage, webWrite, type MemberExchange } from './m
  */
 
 type Admin<P = unknown> = MemberExchange<P>;
-
-/** What a confirmation redirect (`?done=`) says on the page it lands on. */
-const DONE: Readonly<Record<string, string>> = {
-  saved: 'Saved.',
-  created: 'Created.',
-  deleted: 'Deleted.',
-  revoked: 'Revoked.',
-};
-
-function flashOfQuery(m: Admin): Flash | null {
-  const done = lastValue(m.ex.facts.target.query, 'done');
-  return done !== undefined && Object.hasOwn(DONE, done) ? { kind: 'done', text: DONE[done] } : null;
-}
 
 function viewerId(m: Admin): number {
   return m.viewer!.member.id;
@@ -77,8 +65,8 @@ export async function showMembers(m: Admin): Promise<FastifyReply> {
   return sendPage(m.ex.reply, 200, membersPage(m.site, q, search));
 }
 
-/** A member's edit page as it stands, before a flash or a link is added. */
-async function memberEditOf(m: Admin, member: MemberForAdmin): Promise<Omit<MemberEdit, 'flash' | 'link'>> {
+/** A member's edit page as it stands, before a refusal or a link is added. */
+async function memberEditOf(m: Admin, member: MemberForAdmin): Promise<Omit<MemberEdit, 'refusal' | 'link'>> {
   return { member, groups: await listGroups(db(m)), csrf: m.csrf, linkByMail: linkGoesByMail(m.ex.services.mailer, member), self: member.id === viewerId(m) };
 }
 
@@ -88,7 +76,7 @@ export async function memberAccount(m: Admin<number>): Promise<FastifyReply> {
   if (!member) return notFound(m);
   const edit = await memberEditOf(m, member);
   if (m.ex.facts.method !== 'POST') {
-    return sendPage(m.ex.reply, 200, memberEditPage(m.site, { ...edit, flash: flashOfQuery(m), link: null }));
+    return sendPage(m.ex.reply, 200, memberEditPage(m.site, { ...edit, refusal: null, link: null }));
   }
   const changes = memberChangesOf(m.form, edit.groups);
   try {
@@ -109,9 +97,10 @@ export async function memberAccount(m: Admin<number>): Promise<FastifyReply> {
       groupIds: [...changes.groupIds],
       directRights: [...changes.directRights],
     };
-    return sendPage(m.ex.reply, 422, memberEditPage(m.site, { ...edit, member: typed, flash: { kind: 'error', text: error.message }, link: null }));
+    return sendPage(m.ex.reply, 422, memberEditPage(m.site, { ...edit, member: typed, refusal: error.message, link: null }));
   }
-  return seeOther(m.ex.reply, `/accounts/admin/members/${member.id}/?done=saved`);
+  setNotice(m.ex.reply, m.ex.facts, 'member-saved');
+  return seeOther(m.ex.reply, `/accounts/admin/members/${member.id}/`);
 }
 
 /** The form's checkboxes: present (`on`) when ticked, absent when not, as browsers send them. */
@@ -139,8 +128,8 @@ export async function makeMemberLink(m: Admin<number>): Promise<FastifyReply> {
   if (!member) return notFound(m);
   const edit = await memberEditOf(m, member);
   if (!member.active) {
-    const flash: Flash = { kind: 'error', text: 'This member is inactive: activate them first, a link does not work for an inactive account.' };
-    return sendPage(m.ex.reply, 422, memberEditPage(m.site, { ...edit, flash, link: null }));
+    const refusal = 'This member is inactive: activate them first, a link does not work for an inactive account.';
+    return sendPage(m.ex.reply, 422, memberEditPage(m.site, { ...edit, refusal, link: null }));
   }
   const made = await adminWrite(
     m,
@@ -156,18 +145,18 @@ export async function makeMemberLink(m: Admin<number>): Promise<FastifyReply> {
   } catch (error) {
     if (!(error instanceof MailNotSent)) throw error;
     // The Mailer logged it (its code, never the address); the link made stays unknown to anyone and expires.
-    const flash: Flash = { kind: 'error', text: `The ${purpose} mail could not be sent: try again later.` };
-    return sendPage(m.ex.reply, 503, memberEditPage(m.site, { ...edit, flash, link: null }));
+    const refusal = `The ${purpose} mail could not be sent: try again later.`;
+    return sendPage(m.ex.reply, 503, memberEditPage(m.site, { ...edit, refusal, link: null }));
   }
   const validHours = LINK_VALIDITY_US[purpose] / 3_600_000_000;
   const link: MadeLink = delivery === 'mailed' ? { delivery, purpose, validHours } : { delivery, purpose, validHours, url: `${baseUrl}${setPasswordPath(token)}` };
-  return sendPage(m.ex.reply, 200, memberEditPage(m.site, { ...edit, flash: null, link }));
+  return sendPage(m.ex.reply, 200, memberEditPage(m.site, { ...edit, refusal: null, link }));
 }
 
 /** `/accounts/admin/groups/`: GET lists them, POST creates one. */
 export async function groups(m: Admin): Promise<FastifyReply> {
   if (m.ex.facts.method !== 'POST') {
-    return sendPage(m.ex.reply, 200, groupsPage(m.site, { groups: await listGroups(db(m)), csrf: m.csrf, flash: flashOfQuery(m), newName: '' }));
+    return sendPage(m.ex.reply, 200, groupsPage(m.site, { groups: await listGroups(db(m)), csrf: m.csrf, refusal: null, newName: '' }));
   }
   const name = field(m.form, 'name');
   try {
@@ -177,10 +166,11 @@ export async function groups(m: Admin): Promise<FastifyReply> {
       (trx) => createGroup(trx, name),
       (made) => made,
     );
-    return seeOther(m.ex.reply, `/accounts/admin/groups/${id}/?done=created`);
+    setNotice(m.ex.reply, m.ex.facts, 'group-created');
+    return seeOther(m.ex.reply, `/accounts/admin/groups/${id}/`);
   } catch (error) {
     if (!(error instanceof RightsError)) throw error;
-    return sendPage(m.ex.reply, 422, groupsPage(m.site, { groups: await listGroups(db(m)), csrf: m.csrf, flash: { kind: 'error', text: error.message }, newName: name }));
+    return sendPage(m.ex.reply, 422, groupsPage(m.site, { groups: await listGroups(db(m)), csrf: m.csrf, refusal: error.message, newName: name }));
   }
 }
 
@@ -189,7 +179,7 @@ export async function group(m: Admin<number>): Promise<FastifyReply> {
   const found = (await listGroups(db(m))).find((g) => g.id === m.ex.params);
   if (!found) return notFound(m);
   if (m.ex.facts.method !== 'POST') {
-    return sendPage(m.ex.reply, 200, groupEditPage(m.site, { group: found, csrf: m.csrf, flash: flashOfQuery(m), name: found.name }));
+    return sendPage(m.ex.reply, 200, groupEditPage(m.site, { group: found, csrf: m.csrf, refusal: null, name: found.name }));
   }
   const name = field(m.form, 'name');
   const rights = RIGHTS.filter((r) => ticked(m.form, r));
@@ -206,9 +196,10 @@ export async function group(m: Admin<number>): Promise<FastifyReply> {
   } catch (error) {
     if (!(error instanceof RightsError)) throw error;
     const typed: GroupInfo = { ...found, rights };
-    return sendPage(m.ex.reply, 422, groupEditPage(m.site, { group: typed, csrf: m.csrf, flash: { kind: 'error', text: error.message }, name }));
+    return sendPage(m.ex.reply, 422, groupEditPage(m.site, { group: typed, csrf: m.csrf, refusal: error.message, name }));
   }
-  return seeOther(m.ex.reply, `/accounts/admin/groups/${found.id}/?done=saved`);
+  setNotice(m.ex.reply, m.ex.facts, 'group-saved');
+  return seeOther(m.ex.reply, `/accounts/admin/groups/${found.id}/`);
 }
 
 /** POST `/accounts/admin/groups/<id>/delete/`. */
@@ -221,13 +212,14 @@ export async function removeGroup(m: Admin<number>): Promise<FastifyReply> {
     (trx) => deleteGroup(trx, found.id),
     () => found.id,
   );
-  return seeOther(m.ex.reply, '/accounts/admin/groups/?done=deleted');
+  setNotice(m.ex.reply, m.ex.facts, 'group-deleted');
+  return seeOther(m.ex.reply, '/accounts/admin/groups/');
 }
 
 async function tokensAnswer(
   m: Admin,
   status: number,
-  flash: Flash | null,
+  refusal: string | null,
   created: { name: string; scope: string; secret: string } | null,
   newName: string,
 ): Promise<FastifyReply> {
@@ -236,7 +228,7 @@ async function tokensAnswer(
     operatorTokens: await listTokens(db(m)),
     memberTokens: await listAllMemberTokens(db(m)),
     csrf: m.csrf,
-    flash,
+    refusal,
     created,
     newName,
     date: (micros: number) => times.date(micros),
@@ -246,7 +238,7 @@ async function tokensAnswer(
 
 /** `/accounts/admin/tokens/`: GET lists every token, POST creates an operator token and shows its secret once. */
 export async function tokens(m: Admin): Promise<FastifyReply> {
-  if (m.ex.facts.method !== 'POST') return tokensAnswer(m, 200, flashOfQuery(m), null, '');
+  if (m.ex.facts.method !== 'POST') return tokensAnswer(m, 200, null, null, '');
   const name = field(m.form, 'name');
   const scope = field(m.form, 'scope');
   try {
@@ -256,11 +248,11 @@ export async function tokens(m: Admin): Promise<FastifyReply> {
       (trx) => createToken(trx, name, scope, m.nowUs),
       (result) => result.token.id,
     );
-    return tokensAnswer(m, 200, { kind: 'done', text: 'Created.' }, { name: made.token.name, scope: made.token.scope, secret: made.secret }, '');
+    return tokensAnswer(m, 200, null, { name: made.token.name, scope: made.token.scope, secret: made.secret }, '');
   } catch (error) {
     if (!(error instanceof TokenError)) throw error;
     const text = error.message.charAt(0).toUpperCase() + error.message.slice(1) + '.';
-    return tokensAnswer(m, 422, { kind: 'error', text }, null, name);
+    return tokensAnswer(m, 422, text, null, name);
   }
 }
 
@@ -274,7 +266,8 @@ export async function revokeOperatorToken(m: Admin<number>): Promise<FastifyRepl
     (trx) => revokeTokenById(trx, active.id, m.nowUs),
     () => active.id,
   );
-  return seeOther(m.ex.reply, '/accounts/admin/tokens/?done=revoked');
+  setNotice(m.ex.reply, m.ex.facts, 'token-revoked');
+  return seeOther(m.ex.reply, '/accounts/admin/tokens/');
 }
 
 /** POST `/accounts/admin/member-tokens/<id>/revoke/`. */
@@ -287,5 +280,6 @@ export async function revokePersonalToken(m: Admin<number>): Promise<FastifyRepl
     (trx) => revokeAnyMemberToken(trx, m.ex.params, m.nowUs),
     () => m.ex.params,
   );
-  return seeOther(m.ex.reply, '/accounts/admin/tokens/?done=revoked');
+  setNotice(m.ex.reply, m.ex.facts, 'token-revoked');
+  return seeOther(m.ex.reply, '/accounts/admin/tokens/');
 }

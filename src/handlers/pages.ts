@@ -34,10 +34,11 @@ export async function answerPage<P>(ex: Exchange<P>, page: PageSpec<P>): Promise
   const { database, pageTimes, times } = services;
   const viewer = facts.session === null ? null : await viewerOf(ex);
   const nav = navOf(facts, viewer);
-  // A member's page is built for them alone (never cached): it may carry a form's confirmation.
-  const site = siteFor(services.site, nav, viewer === null ? null : takeNotice(reply, facts, request.headers.cookie));
   // Only a request the cache keeps nothing for (facts.key null: it carries a session cookie) gets a page built for its member.
-  const pageViewer = facts.key === null && viewer !== null && nav.member ? { id: viewer.member.id, username: viewer.member.username, csrf: nav.member.csrf } : null;
+  const forMember = facts.key === null && viewer !== null;
+  // Built for them alone, never cached: only such a page may carry a form's notice.
+  const site = siteFor(services.site, nav, forMember ? takeNotice(reply, facts, request.headers.cookie) : null);
+  const pageViewer = forMember && nav.member ? { id: viewer.member.id, username: viewer.member.username, csrf: nav.member.csrf } : null;
   // Read before the body is built, so that the body is at least as new as the versions it is filed under.
   const snapshot = await services.fast.versionsFor(facts);
   const recipe = {

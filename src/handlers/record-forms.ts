@@ -287,7 +287,7 @@ export async function submitNew(m: Exchange, { kind, routeOf }: RecordForms): Pr
   if (back !== null) return back;
   try {
     const { id } = await createRecord(recordWrite(m, routeOf), collection, { kind: 'form', fields: values });
-    setNotice(m.ex.reply, m.ex.facts, kind, 'created');
+    setNotice(m.ex.reply, m.ex.facts, `${kind}-created`);
     return seeOther(m.ex.reply, recordPage(kind, id));
   } catch (error) {
     if (error instanceof FieldErrors) return formAnswer(m, target, 422, { ...EMPTY, values, errors: error.errors });
@@ -329,7 +329,7 @@ export async function submitEdit(m: Exchange, { kind, routeOf }: RecordForms, ra
   if (back !== null) return back;
   try {
     await updateRecord(recordWrite(m, routeOf), collection, id, () => ({ kind: 'form', fields: values }), 'replace', version);
-    setNotice(m.ex.reply, m.ex.facts, kind, 'saved');
+    setNotice(m.ex.reply, m.ex.facts, `${kind}-saved`);
     return seeOther(m.ex.reply, recordPage(kind, id));
   } catch (error) {
     if (error instanceof FieldErrors) return formAnswer(m, target, 422, { ...EMPTY, values, version, errors: error.errors });
@@ -384,6 +384,6 @@ export async function submitDelete(m: Exchange, { kind, routeOf }: RecordForms, 
     if (error instanceof ConflictError) return deleteAnswer(m, target, 409, error.message);
     return refusal(m, kind, error, `delete this ${NOUNS[kind]}`);
   }
-  setNotice(m.ex.reply, m.ex.facts, kind, 'deleted');
+  setNotice(m.ex.reply, m.ex.facts, `${kind}-deleted`);
   return seeOther(m.ex.reply, afterDelete(kind, eventId));
 }

@@ -2,23 +2,20 @@ import type { FastifyReply } from 'fastify';
 import type { Db } from '../db/connection.js';
 import { joinProject, leaveProject, setInterest, type TakingPart } from '../members/taking-part.js';
 import { field } from '../request/form.js';
+import type { Notice } from '../web/notices.js';
 import { notFound, seeOther, webWrite, type MemberExchange } from './member-pages.js';
+import { setNotice } from './notice.js';
 
 /**
  * Joining and leaving a project, and saying one is interested in an event (members.md §3, §4):
  * POSTs from the record's page, for any active member (memberPage has checked the session, the
  * Origin and the CSRF token). Each change is an announced write with its audit entry; then 303
- * back to the record's page, which says what was done (`?done=`, the words in web/details.ts).
+ * back to the record's page, which says what was done (a notice, handlers/notice.ts).
  */
 
 type Kind = 'projects' | 'events';
 
-async function takePart(
-  m: MemberExchange<number>,
-  kind: Kind,
-  done: (result: TakingPart) => string,
-  work: (trx: Db, userId: number, id: number) => Promise<TakingPart>,
-): Promise<FastifyReply> {
+async function takePart(m: MemberExchange<number>, kind: Kind, done: () => Notice, work: (trx: Db, userId: number, id: number) => Promise<TakingPart>): Promise<FastifyReply> {
   const id = m.ex.params;
   const result = await webWrite(m, async (trx, audit) => {
     const result = await work(trx, m.viewer!.member.id, id);
@@ -26,7 +23,8 @@ async function takePart(
     return result;
   });
   if (result === 'unknown') return notFound(m);
-  return seeOther(m.ex.reply, `/${kind}/${id}/?done=${done(result)}`);
+  setNotice(m.ex.reply, m.ex.facts, done());
+  return seeOther(m.ex.reply, `/${kind}/${id}/`);
 }
 
 /** POST /projects/<id>/join/ */

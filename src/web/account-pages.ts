@@ -50,10 +50,6 @@ function checkbox(name: string, label: string, checked: boolean): Html {
   return html`<p class="check"><label><input type="checkbox" name="${name}" value="on"${checked ? html` checked` : ''}> ${label}</label></p>`;
 }
 
-function notice(text: string | null): Html {
-  return text === null ? html`` : html`<p class="notice" role="status">${text}</p>`;
-}
-
 function formError(text: string | null): Html {
   return text === null ? html`` : html`<p class="form-error" role="alert">${text}</p>`;
 }
@@ -66,8 +62,6 @@ export interface ProfileView {
   errors: FieldMessages;
   /** The description rendered (markdown.ts), when a preview is asked for. */
   preview: Html | null;
-  /** A short confirmation after a save (`?saved=…`). */
-  confirmation: string | null;
   tokens: readonly MemberTokenInfo[];
   tokenName: string;
   tokenError: string | null;
@@ -81,7 +75,6 @@ export function profilePage(site: Site, view: ProfileView): Buffer {
   const { fields, errors } = view;
   const main = html`<section class="account-form profile" aria-labelledby="profile-heading">
 <h1 id="profile-heading">Your profile</h1>
-${notice(view.confirmation)}
 <p>You are logged in as <strong>${view.username}</strong>. <a href="/members/${view.memberId}/">Your public page</a> · <a href="/accounts/password/">Change your password</a></p>
 ${view.linkedTo === null ? '' : html`<p id="oidc-linked">Your account is linked to ${view.linkedTo}: you can log in with it.</p>`}
 ${Object.keys(errors).length > 0 ? formError('The profile was not saved: see the messages by the fields.') : ''}
@@ -144,7 +137,6 @@ export function tokenCreatedPage(site: Site, { name, secret }: { name: string; s
 export interface PasswordView {
   csrf: string;
   errors: FieldMessages;
-  confirmation: string | null;
 }
 
 /** `/accounts/password/`: the old password, the new one twice (Django's field names). */
@@ -152,7 +144,6 @@ export function passwordPage(site: Site, view: PasswordView): Buffer {
   const { errors } = view;
   const main = html`<section class="account-form" aria-labelledby="password-heading">
 <h1 id="password-heading">Change your password</h1>
-${notice(view.confirmation)}
 ${passwordRules()}
 <form method="post" action="/accounts/password/" class="stacked">
 ${csrfInput(view.csrf)}

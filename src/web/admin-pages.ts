@@ -16,21 +16,13 @@ const CSRF_FIELD = 'csrfmiddlewaretoken';
 /** How a time is shown (the space's zone), given by the caller. */
 export type DateText = (micros: number) => string;
 
-/** A short line after a change ("Saved."), or a refusal with the reason. */
-export interface Flash {
-  kind: 'done' | 'error';
-  text: string;
-}
-
 function csrfInput(csrf: string): Html {
   return html`<input type="hidden" name="${CSRF_FIELD}" value="${csrf}">`;
 }
 
-function flashOf(flash: Flash | null): Html | string {
-  if (flash === null) return '';
-  return flash.kind === 'done'
-    ? html`<p class="notice" role="status" id="admin-done">${flash.text}</p>`
-    : html`<p class="form-error" role="alert" id="admin-error">${flash.text}</p>`;
+/** Why a change was refused (a confirmation is the page's notice: handlers/notice.ts). */
+function refusalOf(refusal: string | null): Html | string {
+  return refusal === null ? '' : html`<p class="form-error" role="alert" id="admin-error">${refusal}</p>`;
 }
 
 function adminNav(current: 'home' | 'members' | 'groups' | 'tokens'): Html {
@@ -108,7 +100,7 @@ export interface MemberEdit {
   member: MemberForAdmin;
   groups: readonly GroupInfo[];
   csrf: string;
-  flash: Flash | null;
+  refusal: string | null;
   link: MadeLink | null;
   /** Whether a link made for the member goes by mail (the button says so). */
   linkByMail: boolean;
@@ -141,7 +133,7 @@ export function memberEditPage(site: Site, edit: MemberEdit): Buffer {
   const main = html`<section class="admin" aria-labelledby="member-heading">
 ${adminNav('members')}
 <h1 id="member-heading">${member.username}</h1>
-${flashOf(edit.flash)}
+${refusalOf(edit.refusal)}
 ${madeLinkNotice(member.username, edit.link)}
 <p><a href="/members/${member.id}/">Public page</a></p>
 <form method="post" action="${action}" class="stacked admin-member">
@@ -171,7 +163,7 @@ ${csrfInput(edit.csrf)}
 export interface GroupsView {
   groups: readonly GroupInfo[];
   csrf: string;
-  flash: Flash | null;
+  refusal: string | null;
   /** The name typed in the creation form, kept when it was refused. */
   newName: string;
 }
@@ -188,7 +180,7 @@ export function groupsPage(site: Site, view: GroupsView): Buffer {
   const main = html`<section class="admin" aria-labelledby="groups-heading">
 ${adminNav('groups')}
 <h1 id="groups-heading">Groups</h1>
-${flashOf(view.flash)}
+${refusalOf(view.refusal)}
 ${
   view.groups.length === 0
     ? html`<p>There are no groups yet.</p>`
@@ -212,7 +204,7 @@ ${csrfInput(view.csrf)}
 export interface GroupEdit {
   group: GroupInfo;
   csrf: string;
-  flash: Flash | null;
+  refusal: string | null;
   /** The name typed, kept when it was refused. */
   name: string;
 }
@@ -224,7 +216,7 @@ export function groupEditPage(site: Site, edit: GroupEdit): Buffer {
   const main = html`<section class="admin" aria-labelledby="group-heading">
 ${adminNav('groups')}
 <h1 id="group-heading">Group ${group.name}</h1>
-${flashOf(edit.flash)}
+${refusalOf(edit.refusal)}
 <p>${group.members} ${group.members === 1 ? 'member' : 'members'}.${group.otherPermissions > 0 ? ` Other permissions: ${group.otherPermissions} (kept as they are).` : ''}</p>
 <form method="post" action="${action}" class="stacked">
 ${csrfInput(edit.csrf)}
@@ -247,7 +239,7 @@ export interface TokensView {
   operatorTokens: readonly TokenInfo[];
   memberTokens: readonly MemberTokenRow[];
   csrf: string;
-  flash: Flash | null;
+  refusal: string | null;
   /** A token just made: its secret, shown this once. */
   created: { name: string; scope: string; secret: string } | null;
   /** The name typed in the creation form, kept when it was refused. */
@@ -284,7 +276,7 @@ export function tokensPage(site: Site, view: TokensView): Buffer {
   const main = html`<section class="admin" aria-labelledby="tokens-heading">
 ${adminNav('tokens')}
 <h1 id="tokens-heading">API tokens</h1>
-${flashOf(view.flash)}
+${refusalOf(view.refusal)}
 ${
   view.created !== null
     ? html`<aside class="notice" aria-labelledby="secret-heading"><h2 id="secret-heading">Token ${view.created.name} (${view.created.scope})</h2>

@@ -1,4 +1,3 @@
-import { lastValue } from '../drf/query.js';
 import { powersOver, type RecordKind, type RecordPowers } from '../members/rights.js';
 import { isInterested, isParticipant } from '../members/taking-part.js';
 import { eventPage, interestedIn, meetingPage, memberPage, projectPage, type UserName } from '../resources/overview.js';
@@ -28,14 +27,6 @@ export async function detailPage(kind: DetailKind, ctx: PageContext, id: number)
 type Markdown = (typeof import('./markdown.js'))['renderMarkdown'];
 type Builder = (ctx: PageContext, id: number, markdown: Markdown) => Promise<Buffer | undefined>;
 
-/** What the record page says after a member's button (`?done=`): a fixed list, nothing typed is echoed. */
-const DONE: Readonly<Record<string, string>> = {
-  joined: 'You take part in this project.',
-  left: 'You no longer take part in this project.',
-  interested: 'You are interested in this event.',
-  'not-interested': 'You are no longer interested in this event.',
-};
-
 const BUILDERS: Record<DetailKind, Builder> = {
   async projects(ctx, id, markdown) {
     const project = await projectPage(ctx.db, id);
@@ -51,7 +42,7 @@ const BUILDERS: Record<DetailKind, Builder> = {
       ]);
     }
     const main = html`<article class="detail">
-${doneNotice(ctx)}<h1>${project.title}</h1>
+<h1>${project.title}</h1>
 <p class="lead">${project.short_description}</p>
 <dl class="facts">
 <dt>Status</dt><dd>${PROJECT_STATUS_NAMES[project.status] ?? project.status}</dd>
@@ -87,7 +78,7 @@ ${markdownBlock(markdown, 'About the project', project.content)}
       ]);
     }
     const main = html`<article class="detail">
-${doneNotice(ctx)}<h1>${event.title}</h1>
+<h1>${event.title}</h1>
 <dl class="facts">
 <dt>When</dt><dd>${eventWhen(event, ctx.times)}</dd>
 <dt>Where</dt><dd>${event.place || 'to be announced'}</dd>
@@ -143,12 +134,6 @@ ${markdownBlock(markdown, 'About', member.description)}
     return layout(ctx.site, { title: member.username, main });
   },
 };
-
-/** The confirmation of a member's last button, on their own page only (the visitors' page is the same for all). */
-function doneNotice(ctx: PageContext): Html {
-  const done = ctx.viewer === null ? undefined : lastValue(ctx.query, 'done');
-  return done !== undefined && Object.hasOwn(DONE, done) ? html`<p class="notice" role="status">${DONE[done]}</p>\n` : html``;
-}
 
 /** The buttons a member may use on a record's page, with a line saying where they stand. */
 function recordActions(standing: string | null, buttons: Html[]): Html {

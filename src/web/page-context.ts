@@ -20,7 +20,7 @@ export interface PageContext {
   zone: TimeFormatter;
   base: string;
   nowMs: number;
-  /** The query as sent (a list's `page`, a record page's `done`). */
+  /** The query as sent (a list's `page`). */
   query: readonly QueryPair[];
   /** The member the page is built for, or null for the page every visitor shares (and the cache keeps). */
   viewer: PageViewer | null;

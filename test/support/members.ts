@@ -38,6 +38,11 @@ export async function addMember(db: Db, member: NewMember): Promise<number> {
   return row.id;
 }
 
+/** The notice at the top of a page (a form's confirmation, members.md §4), or null for none. */
+export function noticeOf(page: string): string | null {
+  return /<p class="notice" role="status" id="notice">([^<]*)<\/p>/.exec(page)?.[1] ?? null;
+}
+
 /** The value of the hidden CSRF field of the page's own form (in <main>, not the navigation's log-out button). */
 export function csrfOf(page: string): string {
   const main = /<main[\s\S]*<\/main>/.exec(page)?.[0] ?? page;
