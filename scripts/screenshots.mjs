@@ -158,7 +158,8 @@ async function shootMember(browser, base, linkPath, project) {
     await page.fill('input[name="first_name"]', 'Ada');
     await page.fill('input[name="last_name"]', 'Lovelace');
     await page.fill('textarea[name="description"]', 'Works on the **analytical engine**. Ask me about punched cards.');
-    await Promise.all([page.waitForURL((url) => url.search.includes('saved')), page.click('button[value="save"]')]);
+    await page.click('button[value="save"]');
+    await page.locator('#notice', { hasText: 'Your profile is saved.' }).waitFor();
     await page.evaluate('document.fonts.ready.then(() => true)');
     await page.screenshot({ path: path.join(OUT, 'profile.png'), fullPage: true });
     console.log('wrote docs/screenshots/profile.png');
