@@ -18,7 +18,7 @@ import { createToken } from '../src/resources/tokens.js';
 import { localInstant } from '../src/time.js';
 import { doorPost } from './support/door.js';
 import { idOf, request, type HttpResponse } from './support/http.js';
-import { addMember, Browser, csrfOf, logIn, TEST_ITERATIONS } from './support/members.js';
+import { addMember, Browser, csrfOf, logIn, SPEC_RIGHTS, TEST_ITERATIONS } from './support/members.js';
 import { startServer, type TestServer } from './support/server.js';
 import { dataOf, openStream } from './support/sse.js';
 
@@ -27,17 +27,7 @@ const ZONE = 'Europe/Brussels';
 const SCRIPT = '<script>alert("x")</script>';
 
 /** The nine rights of members.md §3. */
-const NINE: readonly Right[] = [
-  'projects.add_project',
-  'projects.change_project',
-  'projects.delete_project',
-  'events.add_event',
-  'events.change_event',
-  'events.delete_event',
-  'events.add_meeting',
-  'events.change_meeting',
-  'events.delete_meeting',
-];
+const NINE: readonly Right[] = SPEC_RIGHTS;
 
 type Form = 'new project' | 'edit project' | 'delete project' | 'new event' | 'edit event' | 'delete event' | 'new meeting' | 'edit meeting' | 'delete meeting';
 const FORMS: readonly Form[] = ['new project', 'edit project', 'delete project', 'new event', 'edit event', 'delete event', 'new meeting', 'edit meeting', 'delete meeting'];

@@ -13,22 +13,13 @@ import { nowUs } from './support/clock.js';
 import { user } from './support/contract.js';
 import { request, type HttpResponse } from './support/http.js';
 import { startServer, type TestServer } from './support/server.js';
+import { SPEC_RIGHTS } from './support/members.js';
 
 const FORBIDDEN = { detail: 'You do not have permission to perform this action.' };
 const INVALID_TOKEN = { detail: 'Invalid token.' };
 
 /** The nine rights of members.md §3 and the write each allows, spelled out from the spec. */
-const NINE = [
-  'projects.add_project',
-  'projects.change_project',
-  'projects.delete_project',
-  'events.add_event',
-  'events.change_event',
-  'events.delete_event',
-  'events.add_meeting',
-  'events.change_meeting',
-  'events.delete_meeting',
-] as const;
+const NINE = SPEC_RIGHTS;
 
 function call(base: string, method: string, path: string, secret: string | null, json?: unknown): Promise<HttpResponse> {
   const headers: Record<string, string> = {};

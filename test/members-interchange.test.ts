@@ -11,18 +11,9 @@ import { grantRights, rightsOf } from '../src/members/rights.js';
 import { user, type DumpRecord } from './support/contract.js';
 import { exportText } from './support/interchange.js';
 import { freshDatabase } from './support/server.js';
+import { SPEC_RIGHTS } from './support/members.js';
 
-const NINE = new Set([
-  'projects.add_project',
-  'projects.change_project',
-  'projects.delete_project',
-  'events.add_event',
-  'events.change_event',
-  'events.delete_event',
-  'events.add_meeting',
-  'events.change_meeting',
-  'events.delete_meeting',
-]);
+const NINE = new Set<string>(SPEC_RIGHTS);
 
 /** The content types of the original, numbered as its migrations might have made them. */
 const CONTENT_TYPES: [number, string, string][] = [

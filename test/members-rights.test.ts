@@ -24,19 +24,10 @@ import {
 } from '../src/members/rights.js';
 import { event, meeting, project, user } from './support/contract.js';
 import { freshDatabase, type FreshDatabase } from './support/server.js';
+import { SPEC_RIGHTS } from './support/members.js';
 
 /** The nine rights of members.md §3, spelled out here rather than read from the module under test. */
-const NINE = [
-  'projects.add_project',
-  'projects.change_project',
-  'projects.delete_project',
-  'events.add_event',
-  'events.change_event',
-  'events.delete_event',
-  'events.add_meeting',
-  'events.change_meeting',
-  'events.delete_meeting',
-];
+const NINE: readonly string[] = SPEC_RIGHTS;
 
 const sorted = (rights: Iterable<string>) => [...rights].sort();
 

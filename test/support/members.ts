@@ -4,6 +4,19 @@ import { PasswordHasher } from '../../src/members/passwords.js';
 import { request, type HttpResponse } from './http.js';
 
 /** PBKDF2 iterations for test passwords (PASSWORD_ITERATIONS=1000 in the servers tests start): fast, and still the real hasher. */
+/** The nine rights of members.md §3, spelled out from the spec for the tests, not read from the module under test. */
+export const SPEC_RIGHTS = [
+  'projects.add_project',
+  'projects.change_project',
+  'projects.delete_project',
+  'events.add_event',
+  'events.change_event',
+  'events.delete_event',
+  'events.add_meeting',
+  'events.change_meeting',
+  'events.delete_meeting',
+] as const;
+
 export const TEST_ITERATIONS = 1000;
 
 const hasher = new PasswordHasher({ iterations: TEST_ITERATIONS, concurrency: 2, queueLimit: 1000 });
