@@ -1,9 +1,9 @@
 import type { MemberTokenInfo } from '../members/member-tokens.js';
 import type { ProfileFields } from '../members/profile.js';
-import { CSRF_FIELD } from '../request/csrf.js';
 import type { PageTimes } from './format.js';
 import { html, type Html } from './html.js';
 import { layout, type Site } from './layout.js';
+import { csrfInput, described, fieldError, type FieldMessages } from './form-parts.js';
 
 /**
  * A member's own pages (members.md §4): their profile and personal API tokens, changing their
@@ -12,24 +12,7 @@ import { layout, type Site } from './layout.js';
  * (linked by aria-describedby); typed values come back, passwords never.
  */
 
-/** Messages by field name, as FieldErrors has them. */
-export type FieldMessages = Readonly<Record<string, readonly string[]>>;
-
 const NO_ERRORS: FieldMessages = {};
-
-function csrfInput(csrf: string): Html {
-  return html`<input type="hidden" name="${CSRF_FIELD}" value="${csrf}">`;
-}
-
-function fieldError(name: string, errors: FieldMessages): Html {
-  const messages = errors[name];
-  if (!messages || messages.length === 0) return html``;
-  return html`<span class="form-error" id="${name}-error">${messages.join(' ')}</span>`;
-}
-
-function described(name: string, errors: FieldMessages): Html {
-  return errors[name]?.length ? html` aria-invalid="true" aria-describedby="${name}-error"` : html``;
-}
 
 interface InputOptions {
   type?: string;

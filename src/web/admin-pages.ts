@@ -4,6 +4,7 @@ import { RIGHTS, type GroupInfo, type Right } from '../members/rights.js';
 import type { TokenInfo } from '../resources/tokens.js';
 import { html, type Html } from './html.js';
 import { layout, type Site } from './layout.js';
+import { csrfInput } from './form-parts.js';
 
 /**
  * The superusers' admin pages (members.md §4, `/accounts/admin/`): members (a search, paginated),
@@ -11,14 +12,8 @@ import { layout, type Site } from './layout.js';
  * every API token. Every value is escaped by `html`; every form carries the CSRF token.
  */
 
-const CSRF_FIELD = 'csrfmiddlewaretoken';
-
 /** How a time is shown (the space's zone), given by the caller. */
 export type DateText = (micros: number) => string;
-
-function csrfInput(csrf: string): Html {
-  return html`<input type="hidden" name="${CSRF_FIELD}" value="${csrf}">`;
-}
 
 /** Why a change was refused (a confirmation is the page's notice: handlers/notice.ts). */
 function refusalOf(refusal: string | null): Html | string {

@@ -4,6 +4,7 @@ import { CSRF_FIELD } from '../request/csrf.js';
 import { formFields, memberIdOf, type Difference, type FieldShape, type FormValues } from './form-values.js';
 import { html, type Html } from './html.js';
 import { layout, type Site } from './layout.js';
+import { described, fieldError, type FieldMessages } from './form-parts.js';
 
 /**
  * The members' forms for projects, events and meetings (members.md §4): one labelled control per
@@ -12,9 +13,6 @@ import { layout, type Site } from './layout.js';
  * posts itself back: no script, no list of every member); a Markdown preview that posts the form
  * back; and an edit's version, so that saving over a newer one shows the differences instead.
  */
-
-/** Messages by field name, as FieldErrors has them. */
-export type FieldMessages = Readonly<Record<string, readonly string[]>>;
 
 export type RecordKind = 'projects' | 'events' | 'meetings';
 
@@ -199,16 +197,6 @@ ${
       )}</tbody></table>`
 }
 </section>`;
-}
-
-function fieldError(name: string, errors: FieldMessages): Html {
-  const messages = errors[name];
-  if (!messages || messages.length === 0) return html``;
-  return html`<span class="form-error" id="${name}-error">${messages.join(' ')}</span>`;
-}
-
-function described(name: string, errors: FieldMessages): Html {
-  return errors[name]?.length ? html` aria-invalid="true" aria-describedby="${name}-error"` : html``;
 }
 
 export interface DeleteView {
