@@ -62,7 +62,8 @@ export async function submitLogin(m: MemberExchange<unknown>): Promise<FastifyRe
     const message = html`Too many failed logins. You can try again after <time datetime="${services.pageTimes.isoDate(untilUs)}">${services.pageTimes.date(untilUs)}</time>.`;
     return sendPage(reply, 429, messagePage(m.site, { title: 'Wait a moment', message }));
   }
-  request.log.info({ member: result.member.id, login: 'password' }, 'member logged in');
+  // `form`, the password form: no log line carries the name of the original's private field `password`.
+  request.log.info({ member: result.member.id, login: 'form' }, 'member logged in');
   if (facts.session !== null) await endSession(db, facts.session);
   const days = services.config.members.sessionDays;
   const id = await startSession(db, result.member.id, nowUs, days);
