@@ -32,3 +32,5 @@ rmSync('dist/assets', { recursive: true, force: true });
 cpSync('src/web/assets', 'dist/assets', { recursive: true });
 // The API reference's renderer (src/web/api-docs.ts), from its package: the same file as src/ serves.
 cpSync('node_modules/redoc/bundles/redoc.standalone.js', 'dist/assets/redoc.standalone.js');
+// The browser half of the passkey ceremonies (src/web/layout.ts), from its package likewise.
+cpSync('node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js', 'dist/assets/simplewebauthn-browser.js');

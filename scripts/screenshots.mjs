@@ -7,9 +7,12 @@
 //   dashboard-390.png    `/` at 390 px wide (a phone)
 //   dashboard-1280.png   `/` at 1280 px wide
 //   project.png          a project's page at 1280 px
-//   login.png            the login page at 1280 px
+//   login.png            the login page at 1280 px, with single sign-on (an OpenID provider this
+//                        script starts, `oidc-provider`, named "Spacekey") and passkeys
 //   profile.png          a member's profile at 1280 px: a member made with `user create`, whose
-//                        password is set through the link it prints, logged in with the keyboard
+//                        password is set through the link it prints, logged in with the keyboard,
+//                        with a passkey added through a virtual authenticator (Chrome DevTools
+//                        Protocol); the member's pages are opened on localhost, as passkeys need
 //   project-edit.png     that member (granted `projects.change_project` with `user grant`)
 //                        editing the project of project.png: a blank title and a blank short
 //                        description sent with Enter, answered with the messages next to their fields
@@ -19,6 +22,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Provider from 'oidc-provider';
 import { chromium } from 'playwright-core';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -94,6 +98,22 @@ async function startDemo(env) {
   };
 }
 
+/** An OpenID provider on this machine, so that the login page offers single sign-on: the demo's OIDC_* variables. */
+async function startProvider() {
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const client = { client_id: 'hackerspace-api', client_secret: 'a secret of the screenshots', redirect_uris: ['http://localhost/accounts/oidc/callback/'] };
+  const provider = new Provider(issuer, { clients: [client], cookies: { keys: ['screenshots'] } });
+  const server = await new Promise((resolve, reject) => {
+    const listening = provider.listen(port, '127.0.0.1', () => resolve(listening));
+    listening.once('error', reject);
+  });
+  return {
+    env: { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: client.client_id, OIDC_CLIENT_SECRET: client.client_secret, OIDC_NAME: 'Spacekey' },
+    stop: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
 /** A project of the demo data worth showing: the first with some Markdown content, but not pages of it. */
 async function projectPath(base) {
   const res = await fetch(`${base}/api/projects/?format=json`);
@@ -138,17 +158,27 @@ function createMember(env) {
   return link[0];
 }
 
-/** Sets the member's password through the link, shoots the login page, logs in with the keyboard, shoots the profile and a project's edit form refused. */
+/**
+ * Sets the member's password through the link, shoots the login page, logs in with the keyboard,
+ * adds a passkey, shoots the profile and a project's edit form refused. On localhost: browsers
+ * refuse an IP address as a passkey's relying party.
+ */
 async function shootMember(browser, base, linkPath, project) {
   const password = 'analytical engine 1843';
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light', reducedMotion: 'reduce' });
   try {
     const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
     await page.goto(base + linkPath);
     await page.fill('input[name="new_password1"]', password);
     await page.fill('input[name="new_password2"]', password);
     await Promise.all([page.waitForURL((url) => !url.pathname.startsWith(linkPath)), page.keyboard.press('Enter')]);
     await page.goto(`${base}/accounts/login/?next=/accounts/profile/`);
+    await page.locator('#passkey-login').waitFor();
     await page.evaluate('document.fonts.ready.then(() => true)');
     await page.screenshot({ path: path.join(OUT, 'login.png'), fullPage: true });
     console.log('wrote docs/screenshots/login.png');
@@ -160,6 +190,9 @@ async function shootMember(browser, base, linkPath, project) {
     await page.fill('textarea[name="description"]', 'Works on the **analytical engine**. Ask me about punched cards.');
     await page.click('button[value="save"]');
     await page.locator('#notice', { hasText: 'Your profile is saved.' }).waitFor();
+    await page.fill('input[name="passkey_name"]', 'Laptop');
+    await page.click('#passkey-add');
+    await page.locator('#notice', { hasText: 'Your passkey is added' }).waitFor();
     await page.evaluate('document.fonts.ready.then(() => true)');
     await page.screenshot({ path: path.join(OUT, 'profile.png'), fullPage: true });
     console.log('wrote docs/screenshots/profile.png');
@@ -180,9 +213,11 @@ async function shootMember(browser, base, linkPath, project) {
 async function main() {
   let server;
   let browser;
+  let provider;
   try {
     const env = Object.fromEntries(NEWCOMER_VARIABLES.filter((name) => process.env[name] !== undefined).map((name) => [name, process.env[name]]));
-    server = await startDemo({ ...env, PORT: String(await freePort()) });
+    provider = await startProvider();
+    server = await startDemo({ ...env, ...provider.env, PORT: String(await freePort()) });
     const executablePath = chromiumPath();
     browser = await chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS });
     fs.mkdirSync(OUT, { recursive: true });
@@ -190,10 +225,11 @@ async function main() {
     await shoot(browser, `${server.base}/`, path.join(OUT, 'dashboard-1280.png'), 1280);
     const project = await projectPath(server.base);
     await shoot(browser, `${server.base}${project}`, path.join(OUT, 'project.png'), 1280);
-    await shootMember(browser, server.base, createMember(env), project);
+    await shootMember(browser, server.base.replace('127.0.0.1', 'localhost'), createMember(env), project);
   } finally {
     await browser?.close();
     await server?.stop();
+    await provider?.stop();
   }
 }
 

@@ -600,6 +600,42 @@ const oidc: Migration = {
   },
 };
 
+/**
+ * Passkeys (members.md §5): each member's WebAuthn credentials, found by their credential id at a
+ * login; and the challenges given and not yet answered, kept as hashes, in the database so that
+ * any process can finish a ceremony another began. Neither is versioned.
+ */
+const passkeys: Migration = {
+  async up(db: Kysely<any>) {
+    const engine = engineOf(db);
+    const id = (c: ColumnDefinitionBuilder) => (engine === 'postgres' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey());
+    const text = engine === 'postgres' ? sql`text collate "C"` : 'text';
+    await db.schema
+      .createTable('passkeys')
+      .addColumn('id', 'integer', id)
+      .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade').modifyEnd(deferred))
+      .addColumn('credential_id', text, (c) => c.notNull().unique())
+      .addColumn('public_key', 'text', (c) => c.notNull())
+      .addColumn('counter', 'bigint', (c) => c.notNull())
+      .addColumn('transports', 'text', (c) => c.notNull())
+      .addColumn('user_handle', 'text', (c) => c.notNull())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('created_us', 'bigint', (c) => c.notNull())
+      .addColumn('last_used_us', 'bigint')
+      .execute();
+    await db.schema.createIndex('passkeys_user').on('passkeys').column('user_id').execute();
+    await db.schema
+      .createTable('passkey_challenges')
+      .addColumn('challenge_hash', 'text', (c) => c.primaryKey())
+      .addColumn('purpose', 'text', (c) => c.notNull().check(sql`purpose in ('register', 'login')`))
+      .addColumn('user_id', 'integer', (c) => c.references('users.id').onDelete('cascade').modifyEnd(deferred))
+      .addColumn('user_handle', 'text')
+      .addColumn('expires_us', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('passkey_challenges_expires').on('passkey_challenges').column('expires_us').execute();
+  },
+};
+
 export const migrations: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_api_tokens': apiTokens,
@@ -612,6 +648,7 @@ export const migrations: Record<string, Migration> = {
   '0009_original_fields': originalFields,
   '0010_members': members,
   '0011_oidc': oidc,
+  '0012_passkeys': passkeys,
 };
 
 class InCodeProvider implements MigrationProvider {

@@ -272,6 +272,33 @@ export interface OidcFlowsTable {
   expires_us: number;
 }
 
+/** A member's passkey (WebAuthn credential), as the authenticator registered it; ids and keys base64url. */
+export interface PasskeysTable {
+  id: Generated<number>;
+  user_id: number;
+  credential_id: string;
+  public_key: string;
+  /** The authenticator's signature counter when last used (0: it keeps none). */
+  counter: number;
+  /** How the browser may reach the authenticator ("internal,hybrid"), as it said at registration. */
+  transports: string;
+  /** The WebAuthn user handle of the member: one per member, so that an authenticator keeps one passkey per account. */
+  user_handle: string;
+  name: string;
+  created_us: number;
+  last_used_us: number | null;
+}
+
+/** A passkey challenge given and not yet answered, by its hash: a registration's names its member. */
+export interface PasskeyChallengesTable {
+  challenge_hash: string;
+  purpose: 'register' | 'login';
+  user_id: number | null;
+  /** The user handle a registration gave the authenticator. */
+  user_handle: string | null;
+  expires_us: number;
+}
+
 export interface Database {
   content_types: ContentTypesTable;
   auth_permissions: AuthPermissionsTable;
@@ -301,6 +328,8 @@ export interface Database {
   member_tokens: MemberTokensTable;
   oidc_links: OidcLinksTable;
   oidc_flows: OidcFlowsTable;
+  passkeys: PasskeysTable;
+  passkey_challenges: PasskeyChallengesTable;
 }
 
 /** Ids are 32-bit on every engine, as Django's AutoField. */

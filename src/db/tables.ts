@@ -221,6 +221,16 @@ export const TABLES = {
     indexes: ['oidc_links_user'],
   },
   oidc_flows: { columns: ['id_hash', 'state', 'nonce', 'code_verifier', 'next_path', 'expires_us'], indexes: ['oidc_flows_expires'] },
+  passkeys: {
+    columns: ['id', 'user_id', 'credential_id', 'public_key', 'counter', 'transports', 'user_handle', 'name', 'created_us', 'last_used_us'],
+    foreignKeys: [{ column: 'user_id', references: 'users', onDelete: 'cascade' }],
+    indexes: ['passkeys_user'],
+  },
+  passkey_challenges: {
+    columns: ['challenge_hash', 'purpose', 'user_id', 'user_handle', 'expires_us'],
+    foreignKeys: [{ column: 'user_id', references: 'users', onDelete: 'cascade' }],
+    indexes: ['passkey_challenges_expires'],
+  },
 } as const satisfies { readonly [T in keyof Database]: TableDeclaration<Database[T]> };
 
 type Tables = typeof TABLES;

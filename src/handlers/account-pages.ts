@@ -4,6 +4,7 @@ import { createPasswordLink, findPasswordLink } from '../members/links.js';
 import { passwordLinkMail } from '../members/mail.js';
 import { createMemberToken, listMemberTokens, MemberTokenError, revokeMemberToken } from '../members/member-tokens.js';
 import { isLinked } from '../members/oidc-members.js';
+import { listPasskeys } from '../members/passkeys.js';
 import { HashingBusy } from '../members/passwords.js';
 import { memberForReset, readProfile, trimProfile, updateProfile, type ProfileFields } from '../members/profile.js';
 import { FieldErrors, type FieldMessages } from '../resources/write-errors.js';
@@ -34,27 +35,48 @@ function member(m: MemberExchange<unknown>): { id: number; username: string } {
 
 // ---- /accounts/profile/ ----
 
+/** What the profile page shows besides the stored profile: what was typed and refused, a preview. */
 interface ProfileState {
-  fields: ProfileFields;
-  errors: FieldMessages;
-  preview: Html | null;
-  tokenName: string;
-  tokenError: string | null;
+  /** The profile as typed (a preview, a refusal); the stored one when absent. */
+  fields?: ProfileFields;
+  errors?: FieldMessages;
+  preview?: Html | null;
+  tokenName?: string;
+  tokenError?: string | null;
+  passkeyName?: string;
+  passkeyError?: string | null;
 }
 
-async function profileAnswer(m: MemberExchange<unknown>, status: number, state: ProfileState): Promise<FastifyReply> {
+/** The profile page, with the member's tokens, passkeys and single sign-on link. */
+export async function profileAnswer(m: MemberExchange<unknown>, status: number, state: ProfileState = {}): Promise<FastifyReply> {
   const { id, username } = member(m);
   const { database, oidc, pageTimes } = m.ex.services;
-  const tokens = await listMemberTokens(database.db, id);
-  const linkedTo = oidc !== null && (await isLinked(database.db, id, oidc.issuer)) ? oidc.settings.name : null;
-  const page = profilePage(m.site, { csrf: m.csrf, username, memberId: id, ...state, tokens, times: pageTimes, linkedTo });
+  const db = database.db;
+  const fields = state.fields ?? (await readProfile(db, id));
+  if (!fields) return notFound(m);
+  const [tokens, passkeys] = await Promise.all([listMemberTokens(db, id), listPasskeys(db, id)]);
+  const linkedTo = oidc !== null && (await isLinked(db, id, oidc.issuer)) ? oidc.settings.name : null;
+  const page = profilePage(m.site, {
+    csrf: m.csrf,
+    username,
+    memberId: id,
+    fields,
+    errors: state.errors ?? {},
+    preview: state.preview ?? null,
+    tokens,
+    tokenName: state.tokenName ?? '',
+    tokenError: state.tokenError ?? null,
+    passkeys,
+    passkeyName: state.passkeyName ?? '',
+    passkeyError: state.passkeyError ?? null,
+    times: pageTimes,
+    linkedTo,
+  });
   return sendPage(m.ex.reply, status, page);
 }
 
 export async function showProfile(m: MemberExchange<unknown>): Promise<FastifyReply> {
-  const profile = await readProfile(m.ex.services.database.db, member(m).id);
-  if (!profile) return notFound(m);
-  return profileAnswer(m, 200, { fields: profile, errors: {}, preview: null, tokenName: '', tokenError: null });
+  return profileAnswer(m, 200);
 }
 
 function typedProfile(form: Form): ProfileFields {
@@ -76,11 +98,10 @@ function typedProfile(form: Form): ProfileFields {
 export async function submitProfile(m: MemberExchange<unknown>): Promise<FastifyReply> {
   const { form, nowUs } = m;
   const typed = typedProfile(form);
-  const blank = { tokenName: '', tokenError: null };
   if (form.get('action') === 'preview') {
     // Loaded on demand, as the detail pages do (markdown-it is 200 KB to parse).
     const { renderMarkdown } = await import('../web/markdown.js');
-    return profileAnswer(m, 200, { fields: typed, errors: {}, preview: renderMarkdown(typed.description, 3), ...blank });
+    return profileAnswer(m, 200, { fields: typed, preview: renderMarkdown(typed.description, 3) });
   }
   const { id } = member(m);
   try {
@@ -90,7 +111,7 @@ export async function submitProfile(m: MemberExchange<unknown>): Promise<Fastify
     });
   } catch (error) {
     if (!(error instanceof FieldErrors)) throw error;
-    return profileAnswer(m, 422, { fields: trimProfile(typed), errors: error.errors, preview: null, ...blank });
+    return profileAnswer(m, 422, { fields: trimProfile(typed), errors: error.errors });
   }
   setNotice(m.ex.reply, m.ex.facts, 'profile-saved');
   return seeOther(m.ex.reply, '/accounts/profile/');
@@ -106,9 +127,7 @@ export async function submitNewToken(m: MemberExchange<unknown>): Promise<Fastif
     return sendPage(m.ex.reply, 200, tokenCreatedPage(m.site, { name: token.name, secret }));
   } catch (error) {
     if (!(error instanceof MemberTokenError)) throw error;
-    const profile = await readProfile(db, id);
-    if (!profile) return notFound(m);
-    return profileAnswer(m, 422, { fields: profile, errors: {}, preview: null, tokenName: name, tokenError: error.message });
+    return profileAnswer(m, 422, { tokenName: name, tokenError: error.message });
   }
 }
 

@@ -64,11 +64,22 @@ export async function submitLogin(m: MemberExchange<unknown>): Promise<FastifyRe
   }
   // `form`, the password form: no log line carries the name of the original's private field `password`.
   request.log.info({ member: result.member.id, login: 'form' }, 'member logged in');
+  return startMemberSession(m, result.member.id, next);
+}
+
+/**
+ * The end of every kind of login (password, single sign-on, passkey): the session the browser came
+ * with ended, a new one started and its cookie set (with `otherCookies`, the set-cookie headers
+ * set so far replaced), 303 to `next`.
+ */
+export async function startMemberSession(m: MemberExchange<unknown>, memberId: number, next: string, otherCookies: readonly string[] = []): Promise<FastifyReply> {
+  const { reply, facts, services } = m.ex;
+  const db = services.database.db;
   if (facts.session !== null) await endSession(db, facts.session);
   const days = services.config.members.sessionDays;
-  const id = await startSession(db, result.member.id, nowUs, days);
+  const id = await startSession(db, memberId, m.nowUs, days);
   reply.removeHeader('set-cookie');
-  reply.header('set-cookie', setCookie(SESSION_COOKIE, id, { https: isHttps(facts.base), maxAgeSeconds: days * 86_400 }));
+  reply.header('set-cookie', [...otherCookies, setCookie(SESSION_COOKIE, id, { https: isHttps(facts.base), maxAgeSeconds: days * 86_400 })]);
   return seeOther(reply, next);
 }
 
@@ -93,7 +104,8 @@ export async function logoutWithoutSession(m: MemberExchange<unknown>): Promise<
   return submitLogout(m);
 }
 
-async function loginForm(m: MemberExchange<unknown>, typed: Pick<LoginForm, 'username' | 'next' | 'error'>): Promise<Buffer> {
+/** The login page for this request, with what was typed and why it is shown again. */
+export async function loginForm(m: MemberExchange<unknown>, typed: Pick<LoginForm, 'username' | 'next' | 'error'>): Promise<Buffer> {
   const db = m.ex.services.database.db;
   // A visitor's log-in link on the login page itself leads nowhere else.
   const site = m.viewer === null ? siteFor(m.site, { member: null, next: null }) : m.site;

@@ -4,9 +4,8 @@ import type { OidcClient } from '../members/oidc-client.js';
 import { AnswerRefused, ProviderUnavailable } from '../members/oidc-errors.js';
 import { FLOW_SECONDS, storeFlow, takeFlow } from '../members/oidc-flows.js';
 import { memberForIdentity, type SsoOutcome } from '../members/oidc-members.js';
-import { endSession, startSession } from '../members/sessions.js';
+import { startMemberSession } from './accounts.js';
 import { clearCookie, cookieName, isHttps, parseCookies, setCookie } from '../request/cookies.js';
-import { SESSION_COOKIE } from '../request/facts.js';
 import { safeNext } from '../request/next-path.js';
 import { recordAudit } from '../resources/audit.js';
 import { messagePage } from '../web/accounts.js';
@@ -96,12 +95,7 @@ export async function finishOidcLogin(m: MemberExchange<unknown>): Promise<Fasti
     status: 303,
   });
   request.log.info({ member: member.id, login: 'oidc', found: outcome.found }, 'member logged in');
-  if (facts.session !== null) await endSession(db, facts.session);
-  const days = services.config.members.sessionDays;
-  const session = await startSession(db, member.id, m.nowUs, days);
-  reply.removeHeader('set-cookie');
-  reply.header('set-cookie', [clearCookie(FLOW_COOKIE, https), setCookie(SESSION_COOKIE, session, { https, maxAgeSeconds: days * 86_400 })]);
-  return seeOther(reply, flow.next);
+  return startMemberSession(m, member.id, flow.next, [clearCookie(FLOW_COOKIE, https)]);
 }
 
 function refusal(kind: Exclude<SsoOutcome['kind'], 'member'>, provider: string) {

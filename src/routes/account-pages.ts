@@ -13,6 +13,7 @@ import {
   submitSetPassword,
 } from '../handlers/account-pages.js';
 import { memberPage } from '../handlers/member-pages.js';
+import { PASSKEY_OPTIONS_PATH, PASSKEYS_PATH, passkeyOptions, passkeyRename, submitNewPasskey, submitRemovePasskey } from '../handlers/passkeys.js';
 import { fixedPaths, idPath, type Route, type RoutePath } from '../http/route.js';
 import { originalPaths } from './original-addresses.js';
 
@@ -25,6 +26,8 @@ function linkToken({ raw }: RoutePath): string | null {
 }
 
 const revokedId = idPath(REVOKE_PATH);
+const passkeyId = idPath(/^\/accounts\/profile\/passkeys\/([0-9]{1,18})\/$/);
+const removedPasskeyId = idPath(/^\/accounts\/profile\/passkeys\/([0-9]{1,18})\/remove\/$/);
 
 /** A member's own pages (members.md §3, §4): profile and personal tokens, password, set-password links, reset by mail. */
 export const MEMBER_ACCOUNT_ROUTES: readonly Route[] = [
@@ -51,6 +54,39 @@ export const MEMBER_ACCOUNT_ROUTES: readonly Route[] = [
     methods: ['POST'],
     requires: 'member',
     handle: submitRevokeToken,
+  }),
+  // Passkeys (members.md §5): the profile form's script asks for a challenge, then posts the answer here.
+  memberPage({
+    name: 'passkey options',
+    template: PASSKEY_OPTIONS_PATH,
+    match: fixedPaths(PASSKEY_OPTIONS_PATH),
+    methods: ['POST'],
+    requires: 'member',
+    handle: passkeyOptions,
+  }),
+  memberPage({
+    name: 'new passkey',
+    template: PASSKEYS_PATH,
+    match: fixedPaths(PASSKEYS_PATH),
+    methods: ['POST'],
+    requires: 'member',
+    handle: submitNewPasskey,
+  }),
+  memberPage({
+    name: 'passkey',
+    template: '/accounts/profile/passkeys/{id}/',
+    match: passkeyId,
+    methods: ['GET', 'POST'],
+    requires: 'member',
+    handle: passkeyRename,
+  }),
+  memberPage({
+    name: 'remove passkey',
+    template: '/accounts/profile/passkeys/{id}/remove/',
+    match: removedPasskeyId,
+    methods: ['POST'],
+    requires: 'member',
+    handle: submitRemovePasskey,
   }),
   memberPage({
     name: 'password change',

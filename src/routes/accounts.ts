@@ -1,6 +1,7 @@
 import { logoutWithoutSession, showLogin, showLogout, submitLogin, submitLogout } from '../handlers/accounts.js';
 import { memberPage } from '../handlers/member-pages.js';
 import { beginOidcLogin, finishOidcLogin, OIDC_CALLBACK_PATH } from '../handlers/oidc.js';
+import { PASSKEY_LOGIN_OPTIONS_PATH, PASSKEY_LOGIN_PATH, passkeyLoginOptions, submitPasskeyLogin } from '../handlers/passkeys.js';
 import { fixedPaths, type Route } from '../http/route.js';
 import { MEMBER_ACCOUNT_ROUTES } from './account-pages.js';
 import { originalPaths } from './original-addresses.js';
@@ -34,6 +35,25 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
     requires: 'anyone',
     servedBy: (services) => services.oidc !== null,
     handle: finishOidcLogin,
+  }),
+  // Passkeys (members.md §5): the login form's script asks for a challenge, then posts the answer. Tied to the login form's pre-session cookie.
+  memberPage({
+    name: 'passkey login options',
+    template: PASSKEY_LOGIN_OPTIONS_PATH,
+    match: fixedPaths(PASSKEY_LOGIN_OPTIONS_PATH),
+    methods: ['POST'],
+    requires: 'anyone',
+    preSession: true,
+    handle: passkeyLoginOptions,
+  }),
+  memberPage({
+    name: 'passkey login',
+    template: PASSKEY_LOGIN_PATH,
+    match: fixedPaths(PASSKEY_LOGIN_PATH),
+    methods: ['POST'],
+    requires: 'anyone',
+    preSession: true,
+    handle: submitPasskeyLogin,
   }),
   memberPage({
     name: 'logout',

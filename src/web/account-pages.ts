@@ -1,4 +1,5 @@
 import type { MemberTokenInfo } from '../members/member-tokens.js';
+import { PASSKEY_NAME_MAX, type PasskeyInfo } from '../members/passkeys.js';
 import type { ProfileFields } from '../members/profile.js';
 import type { PageTimes } from './format.js';
 import { html, type Html } from './html.js';
@@ -48,6 +49,9 @@ export interface ProfileView {
   tokens: readonly MemberTokenInfo[];
   tokenName: string;
   tokenError: string | null;
+  passkeys: readonly PasskeyInfo[];
+  passkeyName: string;
+  passkeyError: string | null;
   times: PageTimes;
   /** The OpenID provider the account is linked to (OIDC_NAME), or null. */
   linkedTo: string | null;
@@ -75,8 +79,9 @@ ${checkbox('newsletter', 'Receive the newsletter', fields.newsletter)}
 </form>
 ${view.preview === null ? '' : html`<section class="preview" aria-labelledby="preview-heading"><h2 id="preview-heading">Preview of the description</h2><div class="markdown">${view.preview}</div></section>`}
 </section>
+${passkeysSection(view)}
 ${tokensSection(view)}`;
-  return layout(site, { title: 'Your profile', main });
+  return layout(site, { title: 'Your profile', main, script: 'passkeys' });
 }
 
 function tokensSection(view: ProfileView): Html {
@@ -99,6 +104,63 @@ ${textInput('token_name', 'Name of a new token', view.tokenName, errors, { requi
 <p><button type="submit">Create a token</button></p>
 </form>
 </section>`;
+}
+
+/**
+ * The member's passkeys and the form that adds one. The form is sent by assets/passkeys.js once the
+ * authenticator has answered (the answer in `credential`); without the script, or in a browser
+ * without passkeys, its button stays hidden and the note says why.
+ */
+function passkeysSection(view: ProfileView): Html {
+  const rows = view.passkeys.map(
+    (
+      passkey,
+    ) => html`<tr><td>${passkey.name}</td><td>${when(view.times, passkey.createdUs)}</td><td>${passkey.lastUsedUs === null ? 'never' : when(view.times, passkey.lastUsedUs)}</td>
+<td class="actions"><a href="/accounts/profile/passkeys/${passkey.id}/">Rename<span class="visually-hidden"> ${passkey.name}</span></a>
+<form method="post" action="/accounts/profile/passkeys/${passkey.id}/remove/" class="inline">${csrfInput(view.csrf)}<button type="submit" class="secondary">Remove<span class="visually-hidden"> ${passkey.name}</span></button></form></td></tr>`,
+  );
+  const errors: FieldMessages = view.passkeyError === null ? NO_ERRORS : { passkey_name: [view.passkeyError] };
+  return html`<section class="account-form passkeys" aria-labelledby="passkeys-heading">
+<h2 id="passkeys-heading">Passkeys</h2>
+<p>A passkey logs you in with this device’s screen lock or a security key, without a password. Add one on each device you use.</p>
+${
+  rows.length === 0
+    ? html`<p id="passkeys-none">You have no passkey.</p>`
+    : html`<table id="passkeys"><thead><tr><th scope="col">Name</th><th scope="col">Added</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Rename or remove</span></th></tr></thead><tbody>${rows}</tbody></table>`
+}
+<form method="post" action="/accounts/profile/passkeys/" class="stacked" data-passkey="register" data-options="/accounts/profile/passkeys/options/">
+${csrfInput(view.csrf)}
+<input type="hidden" name="credential" value="">
+${textInput('passkey_name', 'Name of a new passkey', view.passkeyName, errors, { maxLength: PASSKEY_NAME_MAX, hint: 'Where it is, e.g. “Phone” or “Red security key”.' })}
+<p class="passkey-unsupported">Adding a passkey needs JavaScript and a browser that supports passkeys.</p>
+<p class="passkey-status" role="status"></p>
+<p><button type="submit" id="passkey-add" hidden>Add a passkey</button></p>
+</form>
+</section>`;
+}
+
+export interface PasskeyView {
+  csrf: string;
+  passkey: PasskeyInfo;
+  /** The name as typed (or the stored one). */
+  name: string;
+  error: string | null;
+}
+
+/** `/accounts/profile/passkeys/<id>/`: renaming a passkey. */
+export function passkeyPage(site: Site, view: PasskeyView): Buffer {
+  const errors: FieldMessages = view.error === null ? NO_ERRORS : { passkey_name: [view.error] };
+  const main = html`<section class="account-form" aria-labelledby="passkey-heading">
+<h1 id="passkey-heading">Rename a passkey</h1>
+${view.error === null ? '' : formError('The name was not saved: see the message by the field.')}
+<form method="post" action="/accounts/profile/passkeys/${view.passkey.id}/" class="stacked">
+${csrfInput(view.csrf)}
+${textInput('passkey_name', 'Name', view.name, errors, { required: true, maxLength: PASSKEY_NAME_MAX })}
+<p><button type="submit">Save</button></p>
+</form>
+<p><a href="/accounts/profile/">Back to your profile</a></p>
+</section>`;
+  return layout(site, { title: 'Rename a passkey', main });
 }
 
 function when(times: PageTimes, us: number): Html {

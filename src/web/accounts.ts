@@ -27,7 +27,10 @@ export function loginPage(site: Site, form: LoginForm): Buffer {
 <h1 id="login-heading">Log in</h1>
 ${form.loggedInAs !== null ? html`<p class="notice">You are logged in as ${form.loggedInAs}. Logging in again replaces that session.</p>` : ''}
 ${form.error !== null ? html`<p class="form-error" role="alert" id="login-error">${form.error}</p>` : ''}
+<div class="login-choices">
 ${form.oidcName === null ? '' : html`<p class="buttons"><a id="oidc-login" class="button" href="${oidcLoginPath(form.next)}">Log in with ${form.oidcName}</a></p>`}
+${passkeyForm(form)}
+</div>
 ${form.passwordLogin ? passwordForm(form) : ''}
 ${
   form.noSuperuser
@@ -38,7 +41,22 @@ ${
     : ''
 }
 </section>`;
-  return layout(site, { title: 'Log in', main });
+  return layout(site, { title: 'Log in', main, script: 'passkeys' });
+}
+
+/**
+ * "Log in with a passkey": assets/passkeys.js asks for a challenge, lets the browser offer the
+ * site's passkeys (discoverable: no username typed) and sends the answer in `credential`. Hidden
+ * until the script finds a browser that has passkeys.
+ */
+function passkeyForm(form: LoginForm): Html {
+  return html`<form method="post" action="/accounts/passkey/login/" class="passkey-login" data-passkey="login" data-options="/accounts/passkey/login/options/">
+<input type="hidden" name="${CSRF_FIELD}" value="${form.csrf}">
+<input type="hidden" name="next" value="${form.next}">
+<input type="hidden" name="credential" value="">
+<p class="passkey-status" role="status"></p>
+<p class="buttons"><button type="submit" id="passkey-login" hidden>Log in with a passkey</button></p>
+</form>`;
 }
 
 /** Where single sign-on begins, with `next` carried along. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { Representation } from '../cache/representation.js';
 import type { ReadOptions } from '../cache/read-answer.js';
 
@@ -8,7 +9,7 @@ import type { ReadOptions } from '../cache/read-answer.js';
 const ASSET_DIR = new URL('./assets/', import.meta.url);
 
 const TYPES: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8', svg: 'image/svg+xml' };
-const FILES = ['style.css', 'live.js', 'icon.svg', 'api-docs.js', 'api-docs.css', 'redoc.standalone.js'] as const;
+const FILES = ['style.css', 'live.js', 'passkeys.js', 'simplewebauthn-browser.js', 'icon.svg', 'api-docs.js', 'api-docs.css', 'redoc.standalone.js'] as const;
 
 /**
  * Files taken from a package rather than src/web/assets/: scripts/build.mjs copies them beside the
@@ -31,15 +32,38 @@ const VENDOR: Partial<Record<string, { module: string; patches: [RegExp, string]
       [/\n\/\/# sourceMappingURL=\S+\s*$/, '\n'],
     ],
   },
+  // The WebAuthn ceremonies' browser half (the server's library's own), as one script that sets `SimpleWebAuthnBrowser`.
+  'simplewebauthn-browser.js': { module: '@simplewebauthn/browser/dist/bundle/index.umd.min.js', patches: [] },
 };
 
 function readAsset(name: string): Buffer {
   const vendor = VENDOR[name];
   const local = new URL(name, ASSET_DIR);
-  const body = fs.existsSync(local) || vendor === undefined ? fs.readFileSync(local) : fs.readFileSync(createRequire(import.meta.url).resolve(vendor.module));
+  const body = fs.existsSync(local) || vendor === undefined ? fs.readFileSync(local) : fs.readFileSync(packageFile(vendor.module));
   if (vendor === undefined) return body;
   return Buffer.from(vendor.patches.reduce((text, [pattern, replacement]) => text.replace(pattern, replacement), body.toString('utf8')));
 }
+/**
+ * A file of an installed package (`package/path/in/it`), found from the package's entry point: a
+ * package whose `exports` lists only its modules refuses `require.resolve` of any other file.
+ */
+function packageFile(specifier: string): string {
+  const [scope, ...rest] = specifier.split('/');
+  const name = scope.startsWith('@') ? `${scope}/${rest.shift()}` : scope;
+  let dir = path.dirname(createRequire(import.meta.url).resolve(name));
+  while (!isPackageRoot(dir, name)) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`no package.json of ${name} above its entry point`);
+    dir = parent;
+  }
+  return path.join(dir, ...rest);
+}
+
+function isPackageRoot(dir: string, name: string): boolean {
+  const manifest = path.join(dir, 'package.json');
+  return fs.existsSync(manifest) && (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { name?: string }).name === name;
+}
+
 export type AssetName = (typeof FILES)[number];
 
 /** A hashed name never changes content: browsers and proxies keep it for a year without asking again. */

@@ -43,17 +43,26 @@ function accountNav(nav: AccountNav | undefined): Html {
   return html`<ul class="account"><li><a href="${loginUrl(nav?.next ?? '/')}" id="login">Log in</a></li></ul>`;
 }
 
+function scripts(site: Site, script: PageParts['script']): Html | string {
+  if (script === 'live') return html`<script src="${site.assets.url('live.js')}" defer></script>`;
+  if (script === 'passkeys') {
+    return html`<script src="${site.assets.url('simplewebauthn-browser.js')}" defer></script>
+<script src="${site.assets.url('passkeys.js')}" defer></script>`;
+  }
+  return '';
+}
+
 export interface PageParts {
   /** The document's title, before the site's name. */
   title: string;
   main: Html;
-  /** The live dashboard's script. */
-  live?: boolean;
+  /** The page's script, if any: the live dashboard's, or the passkey ceremonies' (with the WebAuthn library it uses). */
+  script?: 'live' | 'passkeys';
   mainClass?: string;
 }
 
 /** A whole HTML document: header with the site's navigation, the page's main part, footer. */
-export function layout(site: Site, { title, main, live = false, mainClass }: PageParts): Buffer {
+export function layout(site: Site, { title, main, script, mainClass }: PageParts): Buffer {
   const page = html`<!doctype html>
 <html lang="en">
 <head>
@@ -64,7 +73,7 @@ export function layout(site: Site, { title, main, live = false, mainClass }: Pag
 <link rel="stylesheet" href="${site.assets.url('style.css')}">
 <link rel="icon" type="image/svg+xml" href="${site.assets.url('icon.svg')}">
 <link rel="alternate" type="text/calendar" title="Events" href="/events.ics">
-${live ? html`<script src="${site.assets.url('live.js')}" defer></script>` : ''}
+${scripts(site, script)}
 </head>
 <body>
 <a class="skip-link" href="#main">Skip to content</a>

@@ -27,6 +27,9 @@ const NOTICES = {
   'group-saved': 'The group is saved.',
   'group-deleted': 'The group is deleted.',
   'token-revoked': 'The token is revoked.',
+  'passkey-added': 'Your passkey is added: you can log in with it.',
+  'passkey-renamed': 'Your passkey is renamed.',
+  'passkey-removed': 'Your passkey is removed: it logs no one in any more.',
   'profile-saved': 'Your profile is saved.',
   'password-changed': 'Your password is changed. Your other sessions are logged out.',
 } as const satisfies Readonly<Record<string, string>>;
