@@ -281,7 +281,7 @@ function parseResponse(text: string): { id: string; rawId: string; type: 'public
     throw new PasskeyRefused('malformed', 'credential is not JSON');
   }
   const base64url = (v: unknown) => typeof v === 'string' && /^[A-Za-z0-9_-]+={0,2}$/.test(v);
-  const credential = value as { id?: unknown; rawId?: unknown; type?: unknown; response?: { clientDataJSON?: unknown; userHandle?: unknown } } | null;
+  const credential = value as { id?: unknown; rawId?: unknown; type?: unknown; response?: { clientDataJSON?: unknown; userHandle?: unknown; transports?: unknown } } | null;
   const inner = credential?.response;
   if (
     typeof credential !== 'object' ||
@@ -292,7 +292,10 @@ function parseResponse(text: string): { id: string; rawId: string; type: 'public
     typeof inner !== 'object' ||
     inner === null ||
     !base64url(inner.clientDataJSON) ||
-    (inner.userHandle !== undefined && !base64url(inner.userHandle))
+    (inner.userHandle !== undefined && !base64url(inner.userHandle)) ||
+    // Stored as the browser names them (the library passes them through): a few short words.
+    (inner.transports !== undefined &&
+      !(Array.isArray(inner.transports) && inner.transports.length <= 10 && inner.transports.every((t) => typeof t === 'string' && /^[a-z-]{1,32}$/.test(t))))
   ) {
     throw new PasskeyRefused('malformed', 'credential has not the shape of a PublicKeyCredential');
   }
