@@ -777,6 +777,37 @@ describe(`passkeys over HTTP with a software authenticator, on ${TEST_ENGINE}`, 
     });
   });
 
+  describe('a recent login to add a passkey', () => {
+    it('a login older than 15 minutes: the profile says to log in again, the options and the form answer 403 and add nothing; a new login adds it', async () => {
+      const { id, browser } = await member('olga');
+      const key = new SoftAuthenticator();
+      const { options, csrf } = await askRegistration(browser);
+      // The session began 16 minutes ago (members.md: adding a passkey asks for a login within 15 minutes).
+      await server.database.db
+        .updateTable('sessions')
+        .set({ created_us: Date.now() * 1000 - 16 * 60_000_000 })
+        .where('user_id', '=', id)
+        .execute();
+      const profile = await browser.get('/accounts/profile/');
+      assert.match(profile.body, /id="passkey-log-in-again"/);
+      assert.doesNotMatch(profile.body, /id="passkey-add"|data-passkey="register"/);
+      const challenges = await count('passkey_challenges');
+      const asked = await browser.post(OPTIONS_PATH, { csrfmiddlewaretoken: csrf });
+      assert.equal(asked.status, 403);
+      assert.match(asked.body, /log in again/);
+      assert.equal(await count('passkey_challenges'), challenges, 'no challenge stored');
+      const sent = await postRegistration(browser, csrf, key.register(options, base), 'Late key');
+      assert.equal(sent.status, 403);
+      assert.deepEqual(await passkeyRows(id), []);
+      const again = await logIn(base, 'olga', PASSWORD);
+      await addPasskey(again, key, 'Fresh key');
+      assert.deepEqual(
+        (await passkeyRows(id)).map((row) => row.name),
+        ['Fresh key'],
+      );
+    });
+  });
+
   describe('password throttling', () => {
     it('a member throttled for failed passwords from this address still logs in with a passkey', async () => {
       const { browser } = await member('mallory');

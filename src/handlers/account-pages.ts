@@ -4,7 +4,7 @@ import { createPasswordLink, findPasswordLink } from '../members/links.js';
 import { passwordLinkMail } from '../members/mail.js';
 import { createMemberToken, listMemberTokens, MemberTokenError, revokeMemberToken } from '../members/member-tokens.js';
 import { isLinked } from '../members/oidc-members.js';
-import { listPasskeys } from '../members/passkeys.js';
+import { listPasskeys, loginRecentEnough } from '../members/passkeys.js';
 import { HashingBusy } from '../members/passwords.js';
 import { memberForReset, readProfile, trimProfile, updateProfile, type ProfileFields } from '../members/profile.js';
 import { FieldErrors, type FieldMessages } from '../resources/write-errors.js';
@@ -67,6 +67,7 @@ export async function profileAnswer(m: MemberExchange<unknown>, status: number, 
     tokenName: state.tokenName ?? '',
     tokenError: state.tokenError ?? null,
     passkeys,
+    canAddPasskey: loginRecentEnough(m.viewer!, m.nowUs),
     passkeyName: state.passkeyName ?? '',
     passkeyError: state.passkeyError ?? null,
     times: pageTimes,

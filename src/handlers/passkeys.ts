@@ -5,8 +5,10 @@ import {
   finishLogin,
   finishRegistration,
   findPasskey,
+  loginRecentEnough,
   passkeyNameProblem,
   PasskeyRefused,
+  RECENT_LOGIN_SECONDS,
   relyingPartyOf,
   removePasskey,
   renamePasskey,
@@ -17,6 +19,7 @@ import { field } from '../request/form.js';
 import { safeNext } from '../request/next-path.js';
 import { recordAudit, webAuditName } from '../resources/audit.js';
 import { messagePage } from '../web/accounts.js';
+import { html } from '../web/html.js';
 import { passkeyPage } from '../web/account-pages.js';
 import { loginForm, startMemberSession } from './accounts.js';
 import { notFound, seeOther, sendPage, type MemberExchange } from './member-pages.js';
@@ -104,10 +107,16 @@ const LOGIN_REFUSALS: Record<PasskeyProblem, string> = {
 
 // ---- A member's passkeys ----
 
+function logInAgain(m: MemberExchange<unknown>): FastifyReply {
+  const message = html`To add a passkey, <a href="/accounts/login/?next=/accounts/profile/">log in again</a> first: your login is more than ${RECENT_LOGIN_SECONDS / 60} minutes old.`;
+  return sendPage(m.ex.reply, 403, messagePage(m.site, { title: 'Log in again', message }));
+}
+
 /** POST /accounts/profile/passkeys/options/: a registration's options for the member, with a new challenge. */
 export async function passkeyOptions(m: MemberExchange<unknown>): Promise<FastifyReply> {
   const rp = relyingParty(m);
   if (rp === null) return noHost(m);
+  if (!loginRecentEnough(m.viewer!, m.nowUs)) return logInAgain(m);
   return sendJson(m.ex.reply, await beginRegistration(m.ex.services.database.db, rp, m.viewer!.member, m.nowUs));
 }
 
@@ -118,6 +127,7 @@ export async function submitNewPasskey(m: MemberExchange<unknown>): Promise<Fast
   const member = m.viewer!.member;
   const rp = relyingParty(m);
   if (rp === null) return noHost(m);
+  if (!loginRecentEnough(m.viewer!, m.nowUs)) return logInAgain(m);
   const typedName = field(m.form, 'passkey_name').trim();
   const nameProblem = passkeyNameProblem(typedName);
   if (nameProblem !== null) return profileAnswer(m, 422, { passkeyName: typedName, passkeyError: nameProblem });

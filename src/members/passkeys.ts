@@ -12,7 +12,7 @@ import {
 } from '@simplewebauthn/server';
 import { engineOf, type Db } from '../db/connection.js';
 import { hashSecretId } from './sessions.js';
-import type { Member } from './sessions.js';
+import type { Member, MemberSession } from './sessions.js';
 
 /**
  * Passkeys (members.md §5): WebAuthn credentials that log a member in without a password, through
@@ -29,6 +29,14 @@ const PRUNE_BATCH = 100;
 export const PASSKEY_NAME_MAX = 100;
 /** Longer than any credential a browser sends (a few kilobytes with RSA keys): refused unread. */
 const MAX_RESPONSE_LENGTH = 64 * 1024;
+
+/** How recent a login must be to add a passkey: a session taken over later cannot plant a way back in. */
+export const RECENT_LOGIN_SECONDS = 15 * 60;
+
+/** Whether a session began recently enough for its member to add a passkey. */
+export function loginRecentEnough(session: Pick<MemberSession, 'startedUs'>, nowUs: number): boolean {
+  return nowUs - session.startedUs <= RECENT_LOGIN_SECONDS * 1_000_000;
+}
 
 /** The site as WebAuthn names it: its host (the RP ID: no port, no scheme) and its origin. */
 export interface RelyingParty {

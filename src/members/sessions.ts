@@ -15,6 +15,8 @@ export interface MemberSession {
   member: Member;
   idHash: string;
   expiresUs: number;
+  /** When the member logged in: a new way to log in asks for a recent login (handlers/passkeys.ts). */
+  startedUs: number;
 }
 
 const US_PER_HOUR = 3_600_000_000;
@@ -60,7 +62,17 @@ export async function findSession(db: Db, id: string, nowUs: number, sessionDays
   const row = await db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
-    .select(['sessions.id_hash', 'sessions.expires_us', 'users.id', 'users.username', 'users.first_name', 'users.last_name', 'users.is_superuser', 'users.is_active'])
+    .select([
+      'sessions.id_hash',
+      'sessions.expires_us',
+      'sessions.created_us',
+      'users.id',
+      'users.username',
+      'users.first_name',
+      'users.last_name',
+      'users.is_superuser',
+      'users.is_active',
+    ])
     .where('sessions.id_hash', '=', idHash)
     .executeTakeFirst();
   if (!row || !timingSafeEqual(Buffer.from(row.id_hash, 'hex'), Buffer.from(idHash, 'hex'))) return null;
@@ -72,7 +84,7 @@ export async function findSession(db: Db, id: string, nowUs: number, sessionDays
     expiresUs = slidTo;
   }
   const member: Member = { id: row.id, username: row.username, firstName: row.first_name, lastName: row.last_name, isSuperuser: Boolean(row.is_superuser) };
-  return { member, idHash, expiresUs };
+  return { member, idHash, expiresUs, startedUs: row.created_us };
 }
 
 /** Logging out: the session ends at once, for every process. */

@@ -50,6 +50,8 @@ export interface ProfileView {
   tokenName: string;
   tokenError: string | null;
   passkeys: readonly PasskeyInfo[];
+  /** The member logged in recently enough to add one (else the form says to log in again). */
+  canAddPasskey: boolean;
   passkeyName: string;
   passkeyError: string | null;
   times: PageTimes;
@@ -128,15 +130,19 @@ ${
     ? html`<p id="passkeys-none">You have no passkey.</p>`
     : html`<table id="passkeys"><thead><tr><th scope="col">Name</th><th scope="col">Added</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Rename or remove</span></th></tr></thead><tbody>${rows}</tbody></table>`
 }
-<form method="post" action="/accounts/profile/passkeys/" class="stacked" data-passkey="register" data-options="/accounts/profile/passkeys/options/">
+${view.canAddPasskey ? addPasskeyForm(view, errors) : html`<p id="passkey-log-in-again">To add a passkey, <a href="/accounts/login/?next=/accounts/profile/">log in again</a> first: adding one asks for a recent login.</p>`}
+</section>`;
+}
+
+function addPasskeyForm(view: ProfileView, errors: FieldMessages): Html {
+  return html`<form method="post" action="/accounts/profile/passkeys/" class="stacked" data-passkey="register" data-options="/accounts/profile/passkeys/options/">
 ${csrfInput(view.csrf)}
 <input type="hidden" name="credential" value="">
 ${textInput('passkey_name', 'Name of a new passkey', view.passkeyName, errors, { maxLength: PASSKEY_NAME_MAX, hint: 'Where it is, e.g. “Phone” or “Red security key”.' })}
 <p class="passkey-unsupported">Adding a passkey needs JavaScript and a browser that supports passkeys.</p>
 <p class="passkey-status" role="status"></p>
 <p><button type="submit" id="passkey-add" hidden>Add a passkey</button></p>
-</form>
-</section>`;
+</form>`;
 }
 
 export interface PasskeyView {
