@@ -80,6 +80,7 @@ describe('member sessions', () => {
       member: { id: alice, username: 'alice', firstName: 'First alice', lastName: 'Last alice', isSuperuser: true },
       idHash: hashSecretId(id),
       expiresUs: NOW + DAYS * DAY_US,
+      startedUs: NOW,
     });
     assert.equal(await findSession(db, newSecret(), NOW + 1, DAYS), null);
     assert.equal(await findSession(db, hashSecretId(id), NOW + 1, DAYS), null, 'the stored hash is not a key');
