@@ -68,6 +68,8 @@ export interface MemberSettings {
   readonly oidc: OidcSettings | null;
   /** PASSWORD_LOGIN: whether the login page offers the password form (false: only single sign-on). */
   readonly passwordLogin: boolean;
+  /** PASSKEYS: whether members may add passkeys and log in with them (false: only the other ways, passkeys kept but unused). */
+  readonly passkeys: boolean;
 }
 
 export interface OidcSettings {
@@ -440,6 +442,7 @@ function readMembers(env: Env): MemberSettings {
     sessionDays: readInteger(env, 'SESSION_DAYS', 14, 1, 3650),
     mail: readMail(env),
     ...readLogins(env),
+    passkeys: readChoice(env, 'PASSKEYS', 'true', ['true', 'false'] as const) === 'true',
   });
 }
 

@@ -37,6 +37,7 @@ describe('configuration from the environment', () => {
     assert.equal(config.mqtt, null);
     assert.equal(config.members.oidc, null);
     assert.equal(config.members.passwordLogin, true);
+    assert.equal(config.members.passkeys, true);
     assert.ok(Object.isFrozen(config));
     const sso = loadConfig({ OIDC_ISSUER: 'http://localhost:9000/', OIDC_CLIENT_ID: 'c', OIDC_CLIENT_SECRET: 's' }).members.oidc;
     assert.deepEqual(sso, { issuer: 'http://localhost:9000/', clientId: 'c', clientSecret: 's', name: 'single sign-on', createMembers: false });
@@ -88,6 +89,7 @@ describe('configuration from the environment', () => {
       OIDC_NAME: 'Spacekey',
       OIDC_CREATE_MEMBERS: 'true',
       PASSWORD_LOGIN: 'false',
+      PASSKEYS: 'false',
     });
     assert.deepEqual(
       { ...config },
@@ -129,6 +131,7 @@ describe('configuration from the environment', () => {
           mail: { url: 'smtp://mail.example.org', host: 'mail.example.org', port: 587, secure: false, username: 'mailer', password: 'p:ss', from: 'space@example.org' },
           oidc: { issuer: 'https://sso.example.org/realms/space', clientId: 'hackerspace-api', clientSecret: 'oidc s3cret', name: 'Spacekey', createMembers: true },
           passwordLogin: false,
+          passkeys: false,
         },
       },
     );
@@ -193,6 +196,7 @@ describe('configuration from the environment', () => {
       [{ OIDC_NAME: 'Spacekey' }, 'OIDC_NAME', /OIDC_ISSUER/],
       [{ PASSWORD_LOGIN: 'false' }, 'PASSWORD_LOGIN', /no one could log in/],
       [{ PASSWORD_LOGIN: 'no' }, 'PASSWORD_LOGIN', /true, false/],
+      [{ PASSKEYS: 'off' }, 'PASSKEYS', /true, false/],
     ];
     for (const [env, variable, reason] of cases) {
       const error = configError(env);

@@ -300,8 +300,8 @@ describe(`passkeys over HTTP with a software authenticator, on ${TEST_ENGINE}`, 
       assert.deepEqual([audit[0].token_name, audit[0].record_id, audit[0].status], ['web: ada (passkey)', adaId, 303]);
       assert.doesNotMatch(profile.body, /<td>never<\/td>/, 'the profile shows its last use');
 
-      // Again, with the counter going on; and without a userHandle in the answer (it is optional).
-      const second = await passkeyLogin(phone, { userHandle: null });
+      // Again, with the counter going on.
+      const second = await passkeyLogin(phone);
       assert.equal(second.res.status, 303, loginError(second.res.body) ?? '');
       assert.equal(Number((await passkeyRows(adaId))[0].counter), 2);
     });
@@ -336,6 +336,50 @@ describe(`passkeys over HTTP with a software authenticator, on ${TEST_ENGINE}`, 
       assert.equal((await passkeyLogin(key)).res.status, 303, 'the passkey works');
     });
 
+    it('an answer posted by another browser than the one given the challenge: 403', async () => {
+      const asker = new Browser(base);
+      const { options } = await askLogin(asker);
+      const answer = key.authenticate(options, base);
+      await assertNoLogin(
+        'another browser',
+        async () => {
+          const other = new Browser(base);
+          const otherToken = csrfOf((await other.get('/accounts/login/')).body);
+          return { res: await postLogin(other, otherToken, answer), browser: other };
+        },
+        403,
+        /began in another browser/,
+      );
+    });
+
+    it('a new challenge replaces the one the browser was given before: an answer to the first is refused (403)', async () => {
+      const browser = new Browser(base);
+      const first = await askLogin(browser);
+      const answer = key.authenticate(first.options, base);
+      await askLogin(browser);
+      await assertNoLogin(
+        'an answer to a replaced challenge',
+        async () => ({ res: await postLogin(browser, first.csrf, answer), browser }),
+        403,
+        /took too long, was already used/,
+      );
+    });
+
+    it('two answers racing with counters n+1 and n+2: the stored counter only goes forward', async () => {
+      for (let round = 0; round < 5; round++) {
+        const stored = Number((await passkeyRows(carol.id))[0].counter);
+        const [one, two] = [new Browser(base), new Browser(base)];
+        const [a, b] = [await askLogin(one), await askLogin(two)];
+        const answers = [key.authenticate(a.options, base, { counter: stored + 1 }), key.authenticate(b.options, base, { counter: stored + 2 })];
+        const results = await Promise.all([postLogin(one, a.csrf, answers[0]), postLogin(two, b.csrf, answers[1])]);
+        assert.ok(
+          results.some((res) => res.status === 303),
+          `round ${round}: one of them logs in`,
+        );
+        assert.equal(Number((await passkeyRows(carol.id))[0].counter), stored + 2, `round ${round}: the counter is the higher one`);
+      }
+    });
+
     it('the same answer posted twice: the second finds its challenge used (403)', async () => {
       const browser = new Browser(base);
       const { options, csrf } = await askLogin(browser);
@@ -349,7 +393,7 @@ describe(`passkeys over HTTP with a software authenticator, on ${TEST_ENGINE}`, 
           return { res: await postLogin(replay, token, answer), browser: replay };
         },
         403,
-        /took too long or was already used/,
+        /took too long, was already used/,
       );
     });
 
@@ -367,7 +411,7 @@ describe(`passkeys over HTTP with a software authenticator, on ${TEST_ENGINE}`, 
     });
 
     it('a challenge the service never gave: 403', async () => {
-      await assertNoLogin('a challenge never issued', () => passkeyLogin(key, { challenge: Buffer.alloc(32, 7).toString('base64url') }), 403, /took too long or was already used/);
+      await assertNoLogin('a challenge never issued', () => passkeyLogin(key, { challenge: Buffer.alloc(32, 7).toString('base64url') }), 403, /took too long, was already used/);
     });
 
     it('an expired challenge: 403', async () => {
@@ -381,7 +425,7 @@ describe(`passkeys over HTTP with a software authenticator, on ${TEST_ENGINE}`, 
           return { res: await postLogin(browser, csrf, key.authenticate(options, base)), browser };
         },
         403,
-        /took too long or was already used/,
+        /took too long, was already used/,
       );
     });
 
@@ -393,7 +437,7 @@ describe(`passkeys over HTTP with a software authenticator, on ${TEST_ENGINE}`, 
           return passkeyLogin(key, { challenge: registration.challenge });
         },
         403,
-        /took too long or was already used/,
+        /took too long, was already used/,
       );
     });
 
@@ -441,6 +485,8 @@ describe(`passkeys over HTTP with a software authenticator, on ${TEST_ENGINE}`, 
 
     it('a user handle that is not the passkey’s member’s: 403', async () => {
       await assertNoLogin('another user handle', () => passkeyLogin(key, { userHandle: b64('someone else entirely') }), 403, /not known here/);
+      // A discoverable credential names its member (WebAuthn §7.2, step 6): an answer without a user handle is refused.
+      await assertNoLogin('no user handle', () => passkeyLogin(key, { userHandle: null }), 403, /not known here/);
     });
 
     it('the passkey of an inactive member: 403', async () => {
@@ -475,7 +521,7 @@ describe(`passkeys over HTTP with a software authenticator, on ${TEST_ENGINE}`, 
       const { options, csrf } = await askRegistration(eve.browser);
       const answer = new SoftAuthenticator().register(options, base);
       assert.equal((await postRegistration(eve.browser, csrf, answer, 'Once')).status, 303);
-      await assertNotAdded('a replayed registration', eve.browser, () => postRegistration(eve.browser, csrf, answer, 'Twice'), 422, /took too long or the form was sent twice/);
+      await assertNotAdded('a replayed registration', eve.browser, () => postRegistration(eve.browser, csrf, answer, 'Twice'), 422, /took too long, the form was sent twice/);
     });
 
     it('a login’s challenge answered as a registration, or one never given: 422', async () => {
@@ -754,7 +800,7 @@ describe(`passkeys over HTTP with a software authenticator, on ${TEST_ENGINE}`, 
       assert.equal(await nameOf(ivanKey), kept);
     });
 
-    it('removes one’s own passkey: 303, gone from the profile, an audit entry; it logs no one in any more', async () => {
+    it('removes one’s own passkey: 303, gone from the profile, audit entries for each change; it logs no one in any more', async () => {
       assert.equal((await passkeyLogin(key)).res.status, 303, 'it works before');
       const token = csrfOf((await ivan.browser.get('/accounts/profile/')).body);
       const res = await ivan.browser.post(`${PASSKEYS_PATH}${ivanKey}/remove/`, { csrfmiddlewaretoken: token });
@@ -769,11 +815,76 @@ describe(`passkeys over HTTP with a software authenticator, on ${TEST_ENGINE}`, 
         audit.map((a) => [a.token_name, a.path, a.status]),
         [
           ['web: ivan', PASSKEYS_PATH, 303],
+          // The two renames of the tests above.
+          ['web: ivan', `${PASSKEYS_PATH}${ivanKey}/`, 303],
+          ['web: ivan', `${PASSKEYS_PATH}${ivanKey}/`, 303],
           ['web: ivan', `${PASSKEYS_PATH}${ivanKey}/remove/`, 303],
         ],
       );
       await assertNoLogin('a removed passkey', () => passkeyLogin(key), 403, /not known here/);
       assert.equal((await ivan.browser.post(`${PASSKEYS_PATH}${ivanKey}/remove/`, { csrfmiddlewaretoken: token })).status, 404, 'removed twice');
+    });
+  });
+
+  describe('at most 25 passkeys a member', () => {
+    it('with 25, the options answer 422 with the reason as JSON; an answer begun at 24 is refused once a 25th is stored', async () => {
+      const { id, browser } = await member('pat');
+      const db = server.database.db;
+      const store = (i: number) =>
+        db
+          .insertInto('passkeys')
+          .values({
+            user_id: id,
+            credential_id: `pat-key-${i}`,
+            public_key: 'AA',
+            counter: 0,
+            transports: '',
+            user_handle: 'pat',
+            name: `Key ${i}`,
+            created_us: 1,
+            last_used_us: null,
+          })
+          .execute();
+      for (let i = 0; i < 24; i++) await store(i);
+      const { options, csrf } = await askRegistration(browser);
+      await store(24);
+      await assertNotAdded(
+        'a 26th passkey',
+        browser,
+        () => postRegistration(browser, csrf, new SoftAuthenticator().register(options, base), 'One too many'),
+        422,
+        /as many passkeys as an account may have/,
+      );
+      const asked = await browser.post(OPTIONS_PATH, { csrfmiddlewaretoken: csrf });
+      assert.equal(asked.status, 422);
+      assert.match(String(asked.headers['content-type']), /^application\/json\b/);
+      assert.match((asked.json() as { detail: string }).detail, /remove one first/);
+    });
+  });
+
+  describe('a superuser giving an account back', () => {
+    it('removes every passkey of a member and ends their sessions; a member who is not a superuser is refused', async () => {
+      const { id, browser } = await member('quinn');
+      const key = new SoftAuthenticator();
+      await addPasskey(browser, key, 'Quinn’s key');
+      await addMember(server.database.db, { username: 'root-of-it', password: PASSWORD, superuser: true });
+      const admin = await logIn(base, 'root-of-it', PASSWORD);
+      const page = await admin.get(`/accounts/admin/members/${id}/`);
+      assert.equal(page.status, 200);
+      assert.match(page.body, /<p id="member-passkeys">1 passkey:/);
+      const action = `/accounts/admin/members/${id}/passkeys/remove/`;
+      const refused = await browser.post(action, { csrfmiddlewaretoken: csrfOf((await browser.get('/accounts/profile/')).body) });
+      assert.equal(refused.status, 403, 'a member who is not a superuser');
+      assert.equal((await passkeyRows(id)).length, 1);
+      const res = await admin.post(action, { csrfmiddlewaretoken: csrfOf(page.body) });
+      assert.equal(res.status, 303);
+      assert.equal(res.headers.location, `/accounts/admin/members/${id}/`);
+      assert.deepEqual(await passkeyRows(id), []);
+      assert.equal((await browser.get('/accounts/profile/')).status, 303, 'the member is logged out');
+      const audit = await server.database.db.selectFrom('audit_log').select(['token_name', 'path']).where('collection', '=', 'passkeys').where('path', '=', action).execute();
+      assert.deepEqual(audit, [{ token_name: 'web: root-of-it', path: action }]);
+      await assertNoLogin('a passkey removed by a superuser', () => passkeyLogin(key), 403, /not known here/);
+      assert.match((await admin.get(`/accounts/admin/members/${id}/`)).body, /<p id="member-passkeys">No passkey\.<\/p>/);
     });
   });
 
@@ -821,5 +932,31 @@ describe(`passkeys over HTTP with a software authenticator, on ${TEST_ENGINE}`, 
       assert.equal(res.status, 303, loginError(res.body) ?? res.body.slice(0, 300));
       assert.equal(memberShown((await passkeyBrowser.get('/accounts/profile/')).body), 'mallory');
     });
+  });
+});
+
+describe(`PASSKEYS=false, on ${TEST_ENGINE}`, () => {
+  let server: TestServer;
+
+  before(async () => {
+    server = await startServer({ env: { PASSWORD_ITERATIONS: String(TEST_ITERATIONS), PASSKEYS: 'false' } });
+    await addMember(server.database.db, { username: 'ada', password: PASSWORD });
+  });
+
+  after(() => server?.close());
+
+  it('offers no passkey on the login page or the profile, and every passkey address is unknown (404)', async () => {
+    const login = await new Browser(server.base).get('/accounts/login/');
+    assert.equal(login.status, 200);
+    assert.doesNotMatch(login.body, /passkey/i);
+    const browser = await logIn(server.base, 'ada', PASSWORD);
+    const profile = await browser.get('/accounts/profile/');
+    assert.equal(profile.status, 200);
+    assert.doesNotMatch(profile.body, /passkey/i);
+    const token = csrfOf(profile.body);
+    for (const path of [OPTIONS_PATH, PASSKEYS_PATH, `${PASSKEYS_PATH}1/remove/`, LOGIN_OPTIONS_PATH, LOGIN_PATH]) {
+      assert.equal((await browser.post(path, { csrfmiddlewaretoken: token })).status, 404, path);
+    }
+    assert.equal((await browser.get(`${PASSKEYS_PATH}1/`)).status, 404);
   });
 });

@@ -49,6 +49,19 @@ export type BackupKind = 'sqlite' | 'pg_dump';
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 const PG_DUMP_MAGIC = Buffer.from('PGDMP', 'latin1');
 
+/** The head as text, if it is UTF-8 without control characters (one in a hundred random heads starts with `[` or `{`). */
+function textOf(head: Buffer): string | null {
+  let text: string;
+  try {
+    // `stream`: the head may end inside a character.
+    text = new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
+  } catch {
+    return null;
+  }
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(text) ? null : text;
+}
+
 /** Reads the head of a backup file: an SQLite database or a pg_dump archive, or a clear error. */
 export async function kindOfBackup(file: string): Promise<BackupKind> {
   let head: Buffer;
@@ -67,8 +80,8 @@ export async function kindOfBackup(file: string): Promise<BackupKind> {
   }
   if (head.length >= SQLITE_MAGIC.length && head.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) return 'sqlite';
   if (head.subarray(0, PG_DUMP_MAGIC.length).equals(PG_DUMP_MAGIC)) return 'pg_dump';
-  const text = head.toString('latin1').trimStart();
-  if (text.startsWith('[') || text.startsWith('{')) {
+  const text = textOf(head);
+  if (text !== null && /^\s*[[{]/.test(text)) {
     throw new BackupError(`${file} is not a backup but JSON (an \`export\`?): load a dumpdata fixture with \`hackerspace-api import\``);
   }
   throw new BackupError(`${file} is not a backup made by \`hackerspace-api backup\`: expected an SQLite database or a pg_dump archive`);

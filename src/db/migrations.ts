@@ -602,8 +602,9 @@ const oidc: Migration = {
 
 /**
  * Passkeys (members.md §5): each member's WebAuthn credentials, found by their credential id at a
- * login; and the challenges given and not yet answered, kept as hashes, in the database so that
- * any process can finish a ceremony another began. Neither is versioned.
+ * login; and the challenges given and not yet answered, kept as hashes with the browser they were
+ * given to, in the database so that any process can finish a ceremony another began. Neither is
+ * versioned.
  */
 const passkeys: Migration = {
   async up(db: Kysely<any>) {
@@ -627,12 +628,14 @@ const passkeys: Migration = {
     await db.schema
       .createTable('passkey_challenges')
       .addColumn('challenge_hash', 'text', (c) => c.primaryKey())
+      .addColumn('browser_hash', 'text', (c) => c.notNull())
       .addColumn('purpose', 'text', (c) => c.notNull().check(sql`purpose in ('register', 'login')`))
       .addColumn('user_id', 'integer', (c) => c.references('users.id').onDelete('cascade').modifyEnd(deferred))
       .addColumn('user_handle', 'text')
       .addColumn('expires_us', 'bigint', (c) => c.notNull())
       .execute();
     await db.schema.createIndex('passkey_challenges_expires').on('passkey_challenges').column('expires_us').execute();
+    await db.schema.createIndex('passkey_challenges_browser').on('passkey_challenges').column('browser_hash').execute();
   },
 };
 

@@ -292,6 +292,8 @@ export interface PasskeysTable {
 /** A passkey challenge given and not yet answered, by its hash: a registration's names its member. */
 export interface PasskeyChallengesTable {
   challenge_hash: string;
+  /** The hash of what the asking page's forms are tied to: only that browser may answer. */
+  browser_hash: string;
   purpose: 'register' | 'login';
   user_id: number | null;
   /** The user handle a registration gave the authenticator. */

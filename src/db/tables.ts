@@ -227,9 +227,9 @@ export const TABLES = {
     indexes: ['passkeys_user'],
   },
   passkey_challenges: {
-    columns: ['challenge_hash', 'purpose', 'user_id', 'user_handle', 'expires_us'],
+    columns: ['challenge_hash', 'browser_hash', 'purpose', 'user_id', 'user_handle', 'expires_us'],
     foreignKeys: [{ column: 'user_id', references: 'users', onDelete: 'cascade' }],
-    indexes: ['passkey_challenges_expires'],
+    indexes: ['passkey_challenges_expires', 'passkey_challenges_browser'],
   },
 } as const satisfies { readonly [T in keyof Database]: TableDeclaration<Database[T]> };
 

@@ -54,7 +54,8 @@ export async function profileAnswer(m: MemberExchange<unknown>, status: number, 
   const db = database.db;
   const fields = state.fields ?? (await readProfile(db, id));
   if (!fields) return notFound(m);
-  const [tokens, passkeys] = await Promise.all([listMemberTokens(db, id), listPasskeys(db, id)]);
+  const passkeysOn = m.ex.services.config.members.passkeys;
+  const [tokens, passkeys] = await Promise.all([listMemberTokens(db, id), passkeysOn ? listPasskeys(db, id) : null]);
   const linkedTo = oidc !== null && (await isLinked(db, id, oidc.issuer)) ? oidc.settings.name : null;
   const page = profilePage(m.site, {
     csrf: m.csrf,

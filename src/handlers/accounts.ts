@@ -116,6 +116,7 @@ export async function loginForm(m: MemberExchange<unknown>, typed: Pick<LoginFor
     loggedInAs: m.viewer?.member.username ?? null,
     passwordLogin: m.ex.services.config.members.passwordLogin,
     oidcName: m.ex.services.oidc?.settings.name ?? null,
+    passkeys: m.ex.services.config.members.passkeys,
   });
 }
 

@@ -13,6 +13,8 @@ import {
   type MemberForAdmin,
 } from '../members/admin.js';
 import { LINK_VALIDITY_US, setPasswordPath } from '../members/links.js';
+import { countPasskeys, removePasskeysOf } from '../members/passkeys.js';
+import { endSessionsOf } from '../members/sessions.js';
 import { linkGoesByMail, mailPasswordLink, MailNotSent, type LinkDelivery } from '../members/mail.js';
 import { createGroup, deleteGroup, listGroups, renameGroup, RIGHTS, RightsError, setGroupRights, type GroupInfo } from '../members/rights.js';
 import { createToken, listTokens, revokeTokenById, TokenError } from '../resources/tokens.js';
@@ -67,7 +69,8 @@ export async function showMembers(m: Admin): Promise<FastifyReply> {
 
 /** A member's edit page as it stands, before a refusal or a link is added. */
 async function memberEditOf(m: Admin, member: MemberForAdmin): Promise<Omit<MemberEdit, 'refusal' | 'link'>> {
-  return { member, groups: await listGroups(db(m)), csrf: m.csrf, linkByMail: linkGoesByMail(m.ex.services.mailer, member), self: member.id === viewerId(m) };
+  const passkeys = m.ex.services.config.members.passkeys ? await countPasskeys(db(m), member.id) : null;
+  return { member, groups: await listGroups(db(m)), csrf: m.csrf, linkByMail: linkGoesByMail(m.ex.services.mailer, member), self: member.id === viewerId(m), passkeys };
 }
 
 /** `/accounts/admin/members/<id>/`: GET shows the form, POST saves it. */
@@ -254,6 +257,23 @@ export async function tokens(m: Admin): Promise<FastifyReply> {
     const text = error.message.charAt(0).toUpperCase() + error.message.slice(1) + '.';
     return tokensAnswer(m, 422, text, null, name);
   }
+}
+
+/** POST `/accounts/admin/members/<id>/passkeys/remove/`: every passkey of the member and every session, as when an account is given back. */
+export async function removeMemberPasskeys(m: Admin<number>): Promise<FastifyReply> {
+  const member = await memberForAdmin(db(m), m.ex.params);
+  if (!member) return notFound(m);
+  await adminWrite(
+    m,
+    'passkeys',
+    async (trx) => {
+      await removePasskeysOf(trx, member.id);
+      await endSessionsOf(trx, member.id);
+    },
+    () => member.id,
+  );
+  setNotice(m.ex.reply, m.ex.facts, 'member-passkeys-removed');
+  return seeOther(m.ex.reply, `/accounts/admin/members/${member.id}/`);
 }
 
 /** POST `/accounts/admin/tokens/<id>/revoke/`. */

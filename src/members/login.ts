@@ -3,7 +3,7 @@ import { foldCase } from '../resources/users.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { clearLoginFailures, loginWait, recordLoginFailure } from './login-throttle.js';
 import type { PasswordHasher } from './passwords.js';
-import type { Member } from './sessions.js';
+import { memberOf, type Member } from './sessions.js';
 
 export type LoginResult = { kind: 'ok'; member: Member } | { kind: 'wrong' } | { kind: 'throttled'; retryAfterSeconds: number };
 
@@ -49,10 +49,7 @@ export async function logIn(db: Db, hasher: PasswordHasher, attempt: LoginAttemp
     if (check.upgraded !== null) await trx.updateTable('users').set({ password: check.upgraded }).where('id', '=', user.id).where('password', '=', user.password).execute();
     await clearLoginFailures(trx, attempt.username, attempt.client);
   });
-  return {
-    kind: 'ok',
-    member: { id: user.id, username: user.username, firstName: user.first_name, lastName: user.last_name, isSuperuser: user.is_superuser !== 0 },
-  };
+  return { kind: 'ok', member: memberOf(user) };
 }
 
 /** Django's unusable passwords (make_password(None): '!…') and an empty one never log in. */

@@ -84,7 +84,8 @@ export class HashingSlots {
       this.averageMs = this.averageMs === 0 ? ms : 0.8 * this.averageMs + 0.2 * ms;
       const next = this.waiting.shift();
       if (next === undefined) this.running -= 1;
-      else setTimeout(next, ms * REST_PER_BUSY);
+      // Timers may fire up to a millisecond early: rounded up and one more, the rest is never shorter.
+      else setTimeout(next, Math.ceil(ms * REST_PER_BUSY) + 1);
     }
   }
 

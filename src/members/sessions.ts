@@ -10,6 +10,13 @@ export interface Member {
   isSuperuser: boolean;
 }
 
+/** The columns of users a Member is made of (memberOf), for a query that joins users. */
+export const MEMBER_COLUMNS = ['users.id', 'users.username', 'users.first_name', 'users.last_name', 'users.is_superuser'] as const;
+
+export function memberOf(row: { id: number; username: string; first_name: string; last_name: string; is_superuser: number }): Member {
+  return { id: row.id, username: row.username, firstName: row.first_name, lastName: row.last_name, isSuperuser: row.is_superuser !== 0 };
+}
+
 /** A live session: its member, the hash that names it in the database, and when it ends. */
 export interface MemberSession {
   member: Member;
@@ -62,17 +69,7 @@ export async function findSession(db: Db, id: string, nowUs: number, sessionDays
   const row = await db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
-    .select([
-      'sessions.id_hash',
-      'sessions.expires_us',
-      'sessions.created_us',
-      'users.id',
-      'users.username',
-      'users.first_name',
-      'users.last_name',
-      'users.is_superuser',
-      'users.is_active',
-    ])
+    .select(['sessions.id_hash', 'sessions.expires_us', 'sessions.created_us', 'users.is_active', ...MEMBER_COLUMNS])
     .where('sessions.id_hash', '=', idHash)
     .executeTakeFirst();
   if (!row || !timingSafeEqual(Buffer.from(row.id_hash, 'hex'), Buffer.from(idHash, 'hex'))) return null;
@@ -83,8 +80,7 @@ export async function findSession(db: Db, id: string, nowUs: number, sessionDays
     await db.updateTable('sessions').set({ last_seen_us: nowUs, expires_us: slidTo }).where('id_hash', '=', idHash).execute();
     expiresUs = slidTo;
   }
-  const member: Member = { id: row.id, username: row.username, firstName: row.first_name, lastName: row.last_name, isSuperuser: Boolean(row.is_superuser) };
-  return { member, idHash, expiresUs, startedUs: row.created_us };
+  return { member: memberOf(row), idHash, expiresUs, startedUs: row.created_us };
 }
 
 /** Logging out: the session ends at once, for every process. */

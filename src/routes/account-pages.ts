@@ -13,8 +13,10 @@ import {
   submitSetPassword,
 } from '../handlers/account-pages.js';
 import { memberPage } from '../handlers/member-pages.js';
-import { PASSKEY_OPTIONS_PATH, PASSKEYS_PATH, passkeyOptions, passkeyRename, submitNewPasskey, submitRemovePasskey } from '../handlers/passkeys.js';
+import { passkeyOptions, passkeyRename, submitNewPasskey, submitRemovePasskey } from '../handlers/passkeys.js';
+import { PASSKEY_OPTIONS_PATH, PASSKEYS_PATH } from '../web/account-pages.js';
 import { fixedPaths, idPath, type Route, type RoutePath } from '../http/route.js';
+import type { Services } from '../http/services.js';
 import { originalPaths } from './original-addresses.js';
 
 /** A set-password link's token as links.ts makes them (43 base64url characters). */
@@ -26,6 +28,7 @@ function linkToken({ raw }: RoutePath): string | null {
 }
 
 const revokedId = idPath(REVOKE_PATH);
+const passkeysOn = (services: Services): boolean => services.config.members.passkeys;
 const passkeyId = idPath(/^\/accounts\/profile\/passkeys\/([0-9]{1,18})\/$/);
 const removedPasskeyId = idPath(/^\/accounts\/profile\/passkeys\/([0-9]{1,18})\/remove\/$/);
 
@@ -55,13 +58,14 @@ export const MEMBER_ACCOUNT_ROUTES: readonly Route[] = [
     requires: 'member',
     handle: submitRevokeToken,
   }),
-  // Passkeys (members.md §5): the profile form's script asks for a challenge, then posts the answer here.
+  // Passkeys (members.md §5), unless PASSKEYS=false: the profile form's script asks for a challenge, then posts the answer here.
   memberPage({
     name: 'passkey options',
     template: PASSKEY_OPTIONS_PATH,
     match: fixedPaths(PASSKEY_OPTIONS_PATH),
     methods: ['POST'],
     requires: 'member',
+    servedBy: passkeysOn,
     handle: passkeyOptions,
   }),
   memberPage({
@@ -70,6 +74,7 @@ export const MEMBER_ACCOUNT_ROUTES: readonly Route[] = [
     match: fixedPaths(PASSKEYS_PATH),
     methods: ['POST'],
     requires: 'member',
+    servedBy: passkeysOn,
     handle: submitNewPasskey,
   }),
   memberPage({
@@ -78,6 +83,7 @@ export const MEMBER_ACCOUNT_ROUTES: readonly Route[] = [
     match: passkeyId,
     methods: ['GET', 'POST'],
     requires: 'member',
+    servedBy: passkeysOn,
     handle: passkeyRename,
   }),
   memberPage({
@@ -86,6 +92,7 @@ export const MEMBER_ACCOUNT_ROUTES: readonly Route[] = [
     match: removedPasskeyId,
     methods: ['POST'],
     requires: 'member',
+    servedBy: passkeysOn,
     handle: submitRemovePasskey,
   }),
   memberPage({

@@ -1,7 +1,8 @@
 import { logoutWithoutSession, showLogin, showLogout, submitLogin, submitLogout } from '../handlers/accounts.js';
 import { memberPage } from '../handlers/member-pages.js';
 import { beginOidcLogin, finishOidcLogin, OIDC_CALLBACK_PATH } from '../handlers/oidc.js';
-import { PASSKEY_LOGIN_OPTIONS_PATH, PASSKEY_LOGIN_PATH, passkeyLoginOptions, submitPasskeyLogin } from '../handlers/passkeys.js';
+import { passkeyLoginOptions, submitPasskeyLogin } from '../handlers/passkeys.js';
+import { PASSKEY_LOGIN_OPTIONS_PATH, PASSKEY_LOGIN_PATH } from '../web/accounts.js';
 import { fixedPaths, type Route } from '../http/route.js';
 import { MEMBER_ACCOUNT_ROUTES } from './account-pages.js';
 import { originalPaths } from './original-addresses.js';
@@ -36,7 +37,7 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
     servedBy: (services) => services.oidc !== null,
     handle: finishOidcLogin,
   }),
-  // Passkeys (members.md §5): the login form's script asks for a challenge, then posts the answer. Tied to the login form's pre-session cookie.
+  // Passkeys (members.md §5), unless PASSKEYS=false: the login form's script asks for a challenge, then posts the answer. Tied to the login form's pre-session cookie.
   memberPage({
     name: 'passkey login options',
     template: PASSKEY_LOGIN_OPTIONS_PATH,
@@ -44,6 +45,7 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
     methods: ['POST'],
     requires: 'anyone',
     preSession: true,
+    servedBy: (services) => services.config.members.passkeys,
     handle: passkeyLoginOptions,
   }),
   memberPage({
@@ -53,6 +55,7 @@ export const ACCOUNT_ROUTES: readonly Route[] = [
     methods: ['POST'],
     requires: 'anyone',
     preSession: true,
+    servedBy: (services) => services.config.members.passkeys,
     handle: submitPasskeyLogin,
   }),
   memberPage({

@@ -1,4 +1,16 @@
-import { group, groups, makeMemberLink, memberAccount, removeGroup, revokeOperatorToken, revokePersonalToken, showAdminHome, showMembers, tokens } from '../handlers/admin.js';
+import {
+  group,
+  groups,
+  makeMemberLink,
+  memberAccount,
+  removeGroup,
+  removeMemberPasskeys,
+  revokeOperatorToken,
+  revokePersonalToken,
+  showAdminHome,
+  showMembers,
+  tokens,
+} from '../handlers/admin.js';
 import { memberPage } from '../handlers/member-pages.js';
 import { fixedPaths, idPath, type Route } from '../http/route.js';
 
@@ -35,6 +47,15 @@ export const ADMIN_ROUTES: readonly Route[] = [
     methods: ['POST'],
     requires: 'superuser',
     handle: makeMemberLink,
+  }),
+  memberPage({
+    name: 'admin member passkeys remove',
+    template: '/accounts/admin/members/:id/passkeys/remove/',
+    match: idPath(/^\/accounts\/admin\/members\/([0-9]+)\/passkeys\/remove\/$/),
+    methods: ['POST'],
+    requires: 'superuser',
+    servedBy: (services) => services.config.members.passkeys,
+    handle: removeMemberPasskeys,
   }),
   memberPage({
     name: 'admin groups',

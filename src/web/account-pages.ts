@@ -15,6 +15,12 @@ import { csrfInput, described, fieldError, type FieldMessages } from './form-par
 
 const NO_ERRORS: FieldMessages = {};
 
+/** A member's passkeys: where the profile's script asks for a registration's options, where it posts the answer, and each passkey's pages. */
+export const PASSKEY_OPTIONS_PATH = '/accounts/profile/passkeys/options/';
+export const PASSKEYS_PATH = '/accounts/profile/passkeys/';
+export const passkeyPath = (id: number): string => `${PASSKEYS_PATH}${id}/`;
+export const passkeyRemovePath = (id: number): string => `${PASSKEYS_PATH}${id}/remove/`;
+
 interface InputOptions {
   type?: string;
   autocomplete?: string;
@@ -49,7 +55,8 @@ export interface ProfileView {
   tokens: readonly MemberTokenInfo[];
   tokenName: string;
   tokenError: string | null;
-  passkeys: readonly PasskeyInfo[];
+  /** The member's passkeys; null when PASSKEYS is false (no section). */
+  passkeys: readonly PasskeyInfo[] | null;
   /** The member logged in recently enough to add one (else the form says to log in again). */
   canAddPasskey: boolean;
   passkeyName: string;
@@ -81,9 +88,9 @@ ${checkbox('newsletter', 'Receive the newsletter', fields.newsletter)}
 </form>
 ${view.preview === null ? '' : html`<section class="preview" aria-labelledby="preview-heading"><h2 id="preview-heading">Preview of the description</h2><div class="markdown">${view.preview}</div></section>`}
 </section>
-${passkeysSection(view)}
+${view.passkeys === null ? '' : passkeysSection(view, view.passkeys)}
 ${tokensSection(view)}`;
-  return layout(site, { title: 'Your profile', main, script: 'passkeys' });
+  return layout(site, { title: 'Your profile', main, script: view.passkeys === null ? undefined : 'passkeys' });
 }
 
 function tokensSection(view: ProfileView): Html {
@@ -113,13 +120,13 @@ ${textInput('token_name', 'Name of a new token', view.tokenName, errors, { requi
  * authenticator has answered (the answer in `credential`); without the script, or in a browser
  * without passkeys, its button stays hidden and the note says why.
  */
-function passkeysSection(view: ProfileView): Html {
-  const rows = view.passkeys.map(
+function passkeysSection(view: ProfileView, passkeys: readonly PasskeyInfo[]): Html {
+  const rows = passkeys.map(
     (
       passkey,
     ) => html`<tr><td>${passkey.name}</td><td>${when(view.times, passkey.createdUs)}</td><td>${passkey.lastUsedUs === null ? 'never' : when(view.times, passkey.lastUsedUs)}</td>
-<td class="actions"><a href="/accounts/profile/passkeys/${passkey.id}/">Rename<span class="visually-hidden"> ${passkey.name}</span></a>
-<form method="post" action="/accounts/profile/passkeys/${passkey.id}/remove/" class="inline">${csrfInput(view.csrf)}<button type="submit" class="secondary">Remove<span class="visually-hidden"> ${passkey.name}</span></button></form></td></tr>`,
+<td class="actions"><a href="${passkeyPath(passkey.id)}">Rename<span class="visually-hidden"> ${passkey.name}</span></a>
+<form method="post" action="${passkeyRemovePath(passkey.id)}" class="inline">${csrfInput(view.csrf)}<button type="submit" class="secondary">Remove<span class="visually-hidden"> ${passkey.name}</span></button></form></td></tr>`,
   );
   const errors: FieldMessages = view.passkeyError === null ? NO_ERRORS : { passkey_name: [view.passkeyError] };
   return html`<section class="account-form passkeys" aria-labelledby="passkeys-heading">
@@ -135,13 +142,13 @@ ${view.canAddPasskey ? addPasskeyForm(view, errors) : html`<p id="passkey-log-in
 }
 
 function addPasskeyForm(view: ProfileView, errors: FieldMessages): Html {
-  return html`<form method="post" action="/accounts/profile/passkeys/" class="stacked" data-passkey="register" data-options="/accounts/profile/passkeys/options/">
+  return html`<form method="post" action="${PASSKEYS_PATH}" class="stacked" data-passkey="register" data-options="${PASSKEY_OPTIONS_PATH}">
 ${csrfInput(view.csrf)}
 <input type="hidden" name="credential" value="">
 ${textInput('passkey_name', 'Name of a new passkey', view.passkeyName, errors, { maxLength: PASSKEY_NAME_MAX, hint: 'Where it is, e.g. “Phone” or “Red security key”.' })}
 <p class="passkey-unsupported">Adding a passkey needs JavaScript and a browser that supports passkeys.</p>
 <p class="passkey-status" role="status"></p>
-<p><button type="submit" id="passkey-add" hidden>Add a passkey</button></p>
+<p><button type="submit" id="passkey-add" hidden disabled>Add a passkey</button></p>
 </form>`;
 }
 
@@ -159,7 +166,7 @@ export function passkeyPage(site: Site, view: PasskeyView): Buffer {
   const main = html`<section class="account-form" aria-labelledby="passkey-heading">
 <h1 id="passkey-heading">Rename a passkey</h1>
 ${view.error === null ? '' : formError('The name was not saved: see the message by the field.')}
-<form method="post" action="/accounts/profile/passkeys/${view.passkey.id}/" class="stacked">
+<form method="post" action="${passkeyPath(view.passkey.id)}" class="stacked">
 ${csrfInput(view.csrf)}
 ${textInput('passkey_name', 'Name', view.name, errors, { required: true, maxLength: PASSKEY_NAME_MAX })}
 <p><button type="submit">Save</button></p>

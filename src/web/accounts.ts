@@ -4,6 +4,10 @@ import { layout, type Site } from './layout.js';
 
 /** The pages of logging in and out (members.md §2), and the short pages a member's form may answer with. */
 
+/** Where the login page's script asks for a passkey login's options, and where it posts the answer. */
+export const PASSKEY_LOGIN_OPTIONS_PATH = '/accounts/passkey/login/options/';
+export const PASSKEY_LOGIN_PATH = '/accounts/passkey/login/';
+
 /** What the login form shows: the typed username (never the password), where to go after, and why it is shown again. */
 export interface LoginForm {
   csrf: string;
@@ -20,6 +24,8 @@ export interface LoginForm {
   passwordLogin: boolean;
   /** Single sign-on's button: the provider's name (OIDC_NAME); null without a provider. */
   oidcName: string | null;
+  /** PASSKEYS: the passkey button is offered. */
+  passkeys: boolean;
 }
 
 export function loginPage(site: Site, form: LoginForm): Buffer {
@@ -29,7 +35,7 @@ ${form.loggedInAs !== null ? html`<p class="notice">You are logged in as ${form.
 ${form.error !== null ? html`<p class="form-error" role="alert" id="login-error">${form.error}</p>` : ''}
 <div class="login-choices">
 ${form.oidcName === null ? '' : html`<p class="buttons"><a id="oidc-login" class="button" href="${oidcLoginPath(form.next)}">Log in with ${form.oidcName}</a></p>`}
-${passkeyForm(form)}
+${form.passkeys ? passkeyForm(form) : ''}
 </div>
 ${form.passwordLogin ? passwordForm(form) : ''}
 ${
@@ -41,21 +47,21 @@ ${
     : ''
 }
 </section>`;
-  return layout(site, { title: 'Log in', main, script: 'passkeys' });
+  return layout(site, { title: 'Log in', main, script: form.passkeys ? 'passkeys' : undefined });
 }
 
 /**
  * "Log in with a passkey": assets/passkeys.js asks for a challenge, lets the browser offer the
  * site's passkeys (discoverable: no username typed) and sends the answer in `credential`. Hidden
- * until the script finds a browser that has passkeys.
+ * and disabled (Enter sends nothing) until the script finds a browser that has passkeys.
  */
 function passkeyForm(form: LoginForm): Html {
-  return html`<form method="post" action="/accounts/passkey/login/" class="passkey-login" data-passkey="login" data-options="/accounts/passkey/login/options/">
+  return html`<form method="post" action="${PASSKEY_LOGIN_PATH}" class="passkey-login" data-passkey="login" data-options="${PASSKEY_LOGIN_OPTIONS_PATH}">
 <input type="hidden" name="${CSRF_FIELD}" value="${form.csrf}">
 <input type="hidden" name="next" value="${form.next}">
 <input type="hidden" name="credential" value="">
 <p class="passkey-status" role="status"></p>
-<p class="buttons"><button type="submit" id="passkey-login" hidden>Log in with a passkey</button></p>
+<p class="buttons"><button type="submit" id="passkey-login" hidden disabled>Log in with a passkey</button></p>
 </form>`;
 }
 

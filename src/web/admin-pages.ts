@@ -101,6 +101,8 @@ export interface MemberEdit {
   linkByMail: boolean;
   /** The member looking at the page (the form says what they may not do to themselves). */
   self: boolean;
+  /** How many passkeys the member has; null when PASSKEYS is false. */
+  passkeys: number | null;
 }
 
 function checkbox(name: string, id: string, label: Html | string, checked: boolean): Html {
@@ -151,8 +153,19 @@ ${RIGHTS.map((right) => checkbox(right, `right-${right}`, html`<code>${right}</c
 ${csrfInput(edit.csrf)}
 <p><button type="submit" id="make-link">${member.hasUsablePassword ? 'Make a password reset link' : 'Make an invitation link'}${edit.linkByMail ? ' and mail it' : ''}</button></p>
 </form>
+${edit.passkeys === null ? '' : passkeysOfMember(action, edit.csrf, edit.passkeys)}
 </section>`;
   return layout(site, { title: `${member.username} · Administration`, main });
+}
+
+/** An account taken over keeps any passkey planted in it: removing them all is part of giving it back. */
+function passkeysOfMember(action: string, csrf: string, count: number): Html {
+  if (count === 0) return html`<p id="member-passkeys">No passkey.</p>`;
+  return html`<form method="post" action="${action}passkeys/remove/" class="stacked">
+${csrfInput(csrf)}
+<p id="member-passkeys">${count === 1 ? '1 passkey' : `${count} passkeys`}: they log in without a password. If the account was taken over, remove them (the member is logged out everywhere too), then give them a reset link.</p>
+<p><button type="submit" class="danger" id="remove-passkeys">Remove all passkeys and log out</button></p>
+</form>`;
 }
 
 export interface GroupsView {

@@ -23,6 +23,7 @@ const NOTICES = {
   interested: 'You are interested in this event.',
   'not-interested': 'You are no longer interested in this event.',
   'member-saved': 'The member is saved.',
+  'member-passkeys-removed': 'The member’s passkeys are removed, and they are logged out everywhere.',
   'group-created': 'The group is created.',
   'group-saved': 'The group is saved.',
   'group-deleted': 'The group is deleted.',

@@ -8,7 +8,7 @@
  * form's CSRF token; the server keeps the challenge), lets the browser and the authenticator
  * answer, puts the answer in the form's `credential` field and sends the form: the server checks it
  * and answers with a page, as any form. Without this script, or in a browser without WebAuthn,
- * the forms' buttons stay hidden.
+ * the forms' buttons stay hidden and disabled. What happens is said in the form's `role="status"`.
  */
 /* global document, window */
 (function () {
@@ -24,58 +24,81 @@
     var button = form.querySelector('button[type="submit"]');
     var status = form.querySelector('.passkey-status');
     var unsupported = form.querySelector('.passkey-unsupported');
+    var kind = form.getAttribute('data-passkey');
     if (!button || !form.elements.credential) return;
     if (unsupported) unsupported.hidden = true;
     button.hidden = false;
+    button.disabled = false;
     var busy = false;
 
     form.addEventListener('submit', function (event) {
       event.preventDefault();
       if (busy) return;
       busy = true;
-      button.disabled = true;
-      say('');
-      ceremony(form)
+      button.setAttribute('aria-disabled', 'true');
+      say('Waiting for your device…');
+      ceremony(form, kind)
         .then(function (answer) {
           form.elements.credential.value = JSON.stringify(answer);
+          say(kind === 'register' ? 'Adding the passkey…' : 'Logging in…');
           form.submit();
         })
         .catch(function (error) {
-          busy = false;
-          button.disabled = false;
-          say(messageOf(error, form.getAttribute('data-passkey')));
+          done();
+          say(messageOf(error, kind));
         });
     });
+
+    // Back to a page left by form.submit(): usable again.
+    window.addEventListener('pageshow', function () {
+      done();
+      say('');
+      form.elements.credential.value = '';
+    });
+
+    function done() {
+      busy = false;
+      button.removeAttribute('aria-disabled');
+    }
 
     function say(text) {
       if (status) status.textContent = text;
     }
   }
 
-  function ceremony(form) {
+  /** The options asked with the page's CSRF token (a refusal's words come as JSON `detail`), then the browser's ceremony. */
+  function ceremony(form, kind) {
     var body = new URLSearchParams();
     body.set('csrfmiddlewaretoken', form.elements.csrfmiddlewaretoken.value);
     return fetch(form.getAttribute('data-options'), {
       method: 'POST',
       credentials: 'same-origin',
+      redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: body,
     }).then(function (response) {
-      if (!response.ok) throw new Error(response.status === 403 ? 'expired' : 'server');
-      return response.json().then(function (options) {
-        return form.getAttribute('data-passkey') === 'register' ? lib.startRegistration({ optionsJSON: options }) : lib.startAuthentication({ optionsJSON: options });
+      var json = /^application\/json\b/.test(response.headers.get('content-type') || '');
+      if (!json) throw new Problem('This page is out of date, or your session ended: reload it and try again.');
+      return response.json().then(function (data) {
+        if (!response.ok) throw new Problem(typeof data.detail === 'string' ? data.detail : 'The site could not start the passkey ceremony. Try again in a moment.');
+        return kind === 'register' ? lib.startRegistration({ optionsJSON: data }) : lib.startAuthentication({ optionsJSON: data });
       });
     });
   }
 
+  /** A reason already in words (from the site, or about the page). */
+  function Problem(text) {
+    this.text = text;
+  }
+
   function messageOf(error, kind) {
+    if (error instanceof Problem) return error.text;
     var name = (error && error.name) || '';
     var code = (error && error.code) || '';
-    if (error && error.message === 'expired') return 'This page has expired: reload it and try again.';
-    if (error && error.message === 'server') return 'The site could not start the passkey ceremony. Try again in a moment.';
     if (code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED') return 'This device already holds a passkey for your account.';
     if (name === 'NotAllowedError' || code === 'ERROR_CEREMONY_ABORTED')
       return kind === 'register' ? 'No passkey was added: it was cancelled or took too long.' : 'No passkey was used: it was cancelled or took too long.';
+    if (name === 'TypeError') return 'The site could not be reached. Try again in a moment.';
     return kind === 'register' ? 'No passkey was added: this browser or device could not make one.' : 'No passkey was used: this browser or device could not offer one.';
   }
 })();
