@@ -192,7 +192,10 @@ async function shootMember(browser, base, linkPath, project) {
     await page.locator('#notice', { hasText: 'Your profile is saved.' }).waitFor();
     await page.fill('input[name="passkey_name"]', 'Laptop');
     await page.click('#passkey-add');
-    await page.locator('#notice', { hasText: 'Your passkey is added' }).waitFor();
+    const added = page.locator('#notice', { hasText: 'Your passkey is added' });
+    await added.waitFor({ timeout: 10_000 }).catch(async () => {
+      throw new Error(`no passkey added: ${await page.locator('.passkey-status, .form-error').allTextContents()} on ${page.url()}`);
+    });
     await page.evaluate('document.fonts.ready.then(() => true)');
     await page.screenshot({ path: path.join(OUT, 'profile.png'), fullPage: true });
     console.log('wrote docs/screenshots/profile.png');
