@@ -81,14 +81,22 @@ export interface PasskeyInfo {
   lastUsedUs: number | null;
 }
 
+/** The query of a member's passkeys as the profile shows them (listPasskeys, findPasskey). */
+function passkeysOf(db: Db, userId: number) {
+  return db.selectFrom('passkeys').select(['id', 'name', 'created_us', 'last_used_us']).where('user_id', '=', userId);
+}
+
+function infoOf(row: { id: number; name: string; created_us: number; last_used_us: number | null }): PasskeyInfo {
+  return { id: row.id, name: row.name, createdUs: row.created_us, lastUsedUs: row.last_used_us };
+}
+
 export async function listPasskeys(db: Db, userId: number): Promise<PasskeyInfo[]> {
-  const rows = await db.selectFrom('passkeys').select(['id', 'name', 'created_us', 'last_used_us']).where('user_id', '=', userId).orderBy('id').execute();
-  return rows.map((row) => ({ id: row.id, name: row.name, createdUs: row.created_us, lastUsedUs: row.last_used_us }));
+  return (await passkeysOf(db, userId).orderBy('id').execute()).map(infoOf);
 }
 
 export async function findPasskey(db: Db, userId: number, id: number): Promise<PasskeyInfo | undefined> {
-  const row = await db.selectFrom('passkeys').select(['id', 'name', 'created_us', 'last_used_us']).where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
-  return row === undefined ? undefined : { id: row.id, name: row.name, createdUs: row.created_us, lastUsedUs: row.last_used_us };
+  const row = await passkeysOf(db, userId).where('id', '=', id).executeTakeFirst();
+  return row === undefined ? undefined : infoOf(row);
 }
 
 /** The message when a name (already trimmed) cannot be one; its length in characters, as the other fields count. */
@@ -193,8 +201,7 @@ export async function verifyRegistration(db: Db, rp: RelyingParty, userId: numbe
 export async function storePasskey(db: Db, userId: number, passkey: NewPasskey, name: string, nowUs: number): Promise<number> {
   const taken = await db.selectFrom('passkeys').select('id').where('credential_id', '=', passkey.credentialId).executeTakeFirst();
   if (taken !== undefined) throw new RegistrationRefused('taken');
-  const held = await db.selectFrom('passkeys').select('id').where('user_id', '=', userId).execute();
-  if (held.length >= PASSKEYS_PER_MEMBER) throw new RegistrationRefused('too-many');
+  if ((await countPasskeys(db, userId)) >= PASSKEYS_PER_MEMBER) throw new RegistrationRefused('too-many');
   const row = await db
     .insertInto('passkeys')
     .values({
