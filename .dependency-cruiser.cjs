@@ -8,9 +8,14 @@
  *   base       src/config.ts, src/log.ts, src/time.ts, src/json.ts
  *   db         src/db/
  *   resources  src/resources/
- *   features   src/live/, src/spaceapi/, src/interchange/, src/demo/, src/backup/, src/metrics/, src/members/ (not each other, but demo → interchange)
- *   http       src/app.ts, src/http/, src/drf/, src/request/, src/cache/, src/handlers/, src/web/, src/openapi/, src/routes/
+ *   features   src/live/, src/interchange/, src/demo/, src/backup/, src/metrics/ (not each other, but demo → interchange)
+ *   http       src/http/, src/drf/, src/request/, src/cache/, src/handlers/, src/web/, src/openapi/, src/routes/
+ *   apps       src/apps/<app>/ (apps.md): each app imports the machinery (the layers above) and,
+ *              through `src/apps/<other>/index.ts` only, the apps its app.ts declares in `needs`
+ *   composition src/installed-apps.ts, src/app.ts, src/openapi/document.ts: the installed list and what is built from it
  *   top        src/cli/, src/server.ts, src/supervisor.ts
+ * The machinery (every layer below apps) imports no app: the apps are handed to it (http/app-declaration.ts).
+ * MACHINERY_STILL_IMPORTING_APPS names the modules not yet turned around: a ratchet, shortened, never lengthened.
  * Inside http, sub-layers, bottom to top (each may import those below it and itself):
  *   drf < request < cache < web < openapi < http < handlers < routes < app (src/app.ts and
  *   src/openapi/document.ts, which gathers the route table's path items).
@@ -21,8 +26,55 @@
 const BASE = '^src/(config|log|time|json)\\.ts$';
 const DB = '^src/db/';
 const RESOURCES = '^src/resources/';
-const FEATURES = '^src/(live|spaceapi|interchange|demo|backup|metrics|members)/';
-const HTTP = '^src/(app\\.ts$|(http|drf|request|cache|handlers|web|openapi|routes)/)';
+const FEATURES = '^src/(live|interchange|demo|backup|metrics)/';
+const HTTP = '^src/(app\\.ts$|installed-apps\\.ts$|(http|drf|request|cache|handlers|web|openapi|routes)/)';
+const APPS = '^src/apps/';
+const COMPOSITION = '^src/(app|installed-apps|openapi/document)\\.ts$';
+const TOP_FOR_APPS = '^src/(cli/|server\\.ts$|supervisor\\.ts$)';
+/** The machinery modules that still import an app's module directly, each to be handed what it needs instead. */
+const MACHINERY_STILL_IMPORTING_APPS = [
+  'src/demo/generate.ts',
+  'src/drf/auth.ts',
+  'src/drf/record-writes.ts',
+  'src/handlers/api.ts',
+  'src/handlers/pages.ts',
+  'src/handlers/read.ts',
+  'src/handlers/record-forms.ts',
+  'src/handlers/write.ts',
+  'src/http/metrics.ts',
+  'src/http/services.ts',
+  'src/interchange/import.ts',
+  'src/interchange/models.ts',
+  'src/live/mqtt.ts',
+  'src/live/webhooks.ts',
+  'src/live/writes.ts',
+  'src/openapi/components.ts',
+  'src/openapi/outside-api.ts',
+  'src/request/facts.ts',
+  'src/resources/record-context.ts',
+  'src/routes/outside-api.ts',
+  'src/routes/record-forms.ts',
+  'src/web/dashboard.ts',
+  'src/web/details.ts',
+  'src/web/error-pages.ts',
+  'src/web/lists.ts',
+  'src/web/record-forms.ts',
+].map((file) => `^${file.replace(/[.]/g, '\\.')}$`);
+
+const fs = require('node:fs');
+const path = require('node:path');
+/** Each app's declared needs, read from its declaration (`src/apps/<app>/app.ts`: `needs: ['users']`) as the service reads them. */
+const APP_NEEDS = Object.fromEntries(
+  fs
+    .readdirSync(path.join(__dirname, 'src/apps'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map(({ name }) => {
+      const index = fs.readFileSync(path.join(__dirname, 'src/apps', name, 'app.ts'), 'utf8');
+      const needs = /\bneeds: \[([^\]]*)\]/.exec(index);
+      if (needs === null) throw new Error(`src/apps/${name}/app.ts declares no needs: [...]`);
+      return [name, [...needs[1].matchAll(/'([a-z0-9_]+)'/g)].map((m) => m[1])];
+    }),
+);
 /** The HTTP layer's sub-layers, bottom to top. */
 const HTTP_LAYERS = [
   ['drf', '^src/drf/'],
@@ -33,23 +85,23 @@ const HTTP_LAYERS = [
   ['http', '^src/http/'],
   ['handlers', '^src/handlers/'],
   ['routes', '^src/routes/'],
-  ['app', '^src/(app\\.ts|openapi/document\\.ts)$'],
+  ['app', '^src/(app\\.ts|installed-apps\\.ts|openapi/document\\.ts)$'],
 ];
 const TOP = '^src/(cli/|server\\.ts$|supervisor\\.ts$)';
-const LAYERED = [BASE, DB, RESOURCES, FEATURES, HTTP, TOP];
+const LAYERED = [BASE, DB, RESOURCES, FEATURES, HTTP, APPS, TOP];
 
 /** A rule forbidding `from` to import anything in src/ outside the layers `allowed`. */
 function layer(name, comment, from, allowed) {
   return { name, comment, severity: 'error', from: { path: from }, to: { path: '^src/', pathNot: allowed } };
 }
 
-/** One feature module (live, spaceapi, …) may import the layers below it, itself, and `also`. */
+/** One feature module (live, interchange, …) may import the layers below it, itself, and `also`. */
 function feature(dir, also = []) {
   return layer(
     `${dir}-stays-in-its-layer`,
     `src/${dir}/ may import only base, db/, resources/ and itself${also.length > 0 ? ` (and ${also.join(', ')}/)` : ''}: not the other feature folders, HTTP or the top`,
     `^src/${dir}/`,
-    [BASE, DB, RESOURCES, `^src/(${[dir, ...also].join('|')})/`],
+    [BASE, DB, RESOURCES, APPS, `^src/(${[dir, ...also].join('|')})/`],
   );
 }
 
@@ -73,17 +125,14 @@ module.exports = {
       from: { path: '^src/db/migrations\\.ts$' },
       to: { path: '^src/db/(tables|schema|table-versions)\\.ts$' },
     },
-    layer('resources-no-upward', 'src/resources/ may import only base, db/ and itself.', RESOURCES, [BASE, DB, RESOURCES]),
+    layer('resources-no-upward', 'src/resources/ may import only base, db/ and itself.', RESOURCES, [BASE, DB, RESOURCES, APPS]),
     feature('live'),
-    feature('spaceapi'),
     feature('interchange'),
     feature('backup'),
     // The demo loads its generated data through the fixture importer (demo/load.ts), as an operator's file would be.
     feature('demo', ['interchange']),
     // Prometheus metrics: the app's parts reach it as plain functions (http/metrics.ts wires them).
     feature('metrics'),
-    // Members' accounts: passwords, sessions, rights, links, mail (members.md). No HTTP.
-    feature('members'),
     // Within HTTP: each sub-layer may import the layers below HTTP, the sub-layers below it and itself.
     ...HTTP_LAYERS.map(([name, path], i) =>
       layer(
@@ -94,10 +143,40 @@ module.exports = {
             .join(' < ') || 'none'
         }), itself, and the layers below HTTP.`,
         path,
-        [BASE, DB, RESOURCES, FEATURES, ...HTTP_LAYERS.slice(0, i + 1).map(([, below]) => below)],
+        [BASE, DB, RESOURCES, FEATURES, APPS, ...HTTP_LAYERS.slice(0, i + 1).map(([, below]) => below)],
       ),
     ),
-    layer('http-no-upward', 'The HTTP layer may not import the top layer (cli/, server.ts, supervisor.ts).', HTTP, [BASE, DB, RESOURCES, FEATURES, HTTP]),
+    layer('http-no-upward', 'The HTTP layer may not import the top layer (cli/, server.ts, supervisor.ts).', HTTP, [BASE, DB, RESOURCES, FEATURES, HTTP, APPS]),
+    {
+      name: 'machinery-imports-no-app',
+      comment:
+        'The machinery (everything below src/apps/ but the composition) knows no app: the installed list hands it the apps (http/app-declaration.ts). MACHINERY_STILL_IMPORTING_APPS lists the modules not yet turned around; none may be added.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: [APPS, COMPOSITION, TOP_FOR_APPS, ...MACHINERY_STILL_IMPORTING_APPS] },
+      to: { path: APPS },
+    },
+    layer('apps-below-composition', 'An app imports the machinery, not the installed list, the wiring or the commands above it.', APPS, [
+      BASE,
+      DB,
+      RESOURCES,
+      FEATURES,
+      APPS,
+      '^src/(?!openapi/document\\.ts$)(http|drf|request|cache|handlers|web|openapi|routes)/',
+    ]),
+    {
+      name: 'app-through-its-public-module',
+      comment: "An app imports another app only through that app's one public module, src/apps/<app>/index.ts: never its internals.",
+      severity: 'error',
+      from: { path: '^src/apps/([^/]+)/' },
+      to: { path: APPS, pathNot: ['^src/apps/$1/', '^src/apps/[^/]+/index\\.ts$'] },
+    },
+    ...Object.entries(APP_NEEDS).map(([app, needs]) => ({
+      name: `${app}-imports-only-what-it-needs`,
+      comment: `src/apps/${app}/ may import another app only if its app.ts declares it in needs (now: ${needs.join(', ') || 'none'}).`,
+      severity: 'error',
+      from: { path: `^src/apps/${app}/` },
+      to: { path: APPS, pathNot: [`^src/apps/(${[app, ...needs].join('|')})/`] },
+    })),
     {
       name: 'pg-on-demand',
       comment:
@@ -125,7 +204,7 @@ module.exports = {
       comment: 'Every module of src/ belongs to a layer listed in .dependency-cruiser.cjs: add a new folder or file there.',
       severity: 'error',
       from: { path: '^src/' },
-      to: { path: '^src/', pathNot: [...LAYERED, '^src/spaceapi/schema-[0-9]+\\.json$'] },
+      to: { path: '^src/', pathNot: [...LAYERED, '^src/apps/space/spaceapi/schema-[0-9]+\\.json$'] },
     },
     {
       name: 'src-not-to-test-or-bench',

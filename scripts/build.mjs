@@ -24,8 +24,8 @@ await build({
   logLevel: 'warning',
 });
 
-// The common-passwords list the password rules read beside the bundle (src/members/password-rules.ts).
-cpSync('src/members/common-passwords.txt.gz', 'dist/common-passwords.txt.gz');
+// The common-passwords list the password rules read beside the bundle (src/apps/users/password-rules.ts).
+cpSync('src/apps/users/common-passwords.txt.gz', 'dist/common-passwords.txt.gz');
 
 // The web pages' stylesheet and script, read at start beside the bundle (src/web/assets.ts).
 rmSync('dist/assets', { recursive: true, force: true });

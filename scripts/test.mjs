@@ -20,10 +20,11 @@ import path from 'node:path';
 import pg from 'pg';
 
 const engines = process.argv[2] ? [process.argv[2]] : ['sqlite', 'postgres'];
-const files = readdirSync('test')
+// Every test file under test/: the machinery's beside its folders, each app's under test/apps/<app>/.
+const files = readdirSync('test', { recursive: true })
   .filter((f) => f.endsWith('.test.ts'))
-  .sort()
-  .map((f) => `test/${f}`);
+  .map((f) => `test/${f}`)
+  .sort();
 for (const engine of engines) {
   if (engine !== 'sqlite' && engine !== 'postgres') {
     process.stderr.write(`unknown engine ${engine}: expected sqlite or postgres\n`);

@@ -20,19 +20,22 @@ import { Router } from './http/router.js';
 import type { Services } from './http/services.js';
 import { clientError, frameworkError } from './http/transport-errors.js';
 import { MqttBridge } from './live/mqtt.js';
-import { SpaceLive } from './live/space-live.js';
+import { SpaceLive } from './apps/space/live/space-live.js';
 import { AnnouncedWrites } from './live/writes.js';
-import { Mailer, type MailerOptions } from './members/mail.js';
-import type { DiscoveryTiming } from './members/oidc-client.js';
-import { PasswordHasher } from './members/passwords.js';
+import { Mailer, type MailerOptions } from './apps/users/mail.js';
+import type { DiscoveryTiming } from './apps/users/oidc-client.js';
+import { PasswordHasher } from './apps/users/passwords.js';
 import { serializeRequest } from './log.js';
 import { RequestReader } from './request/facts.js';
-import { OpeningPositions } from './resources/openings.js';
-import { ROUTES } from './routes/index.js';
-import { loadSpaceApi, spaceNameOf } from './spaceapi/config-file.js';
+import { OpeningPositions } from './apps/space/openings.js';
+import { routeTable } from './routes/index.js';
+import { SITE_LINKS } from './routes/pages.js';
+import { INSTALLED_APPS } from './installed-apps.js';
+import { appsTurnedOn, siteLinksOf } from './http/app-declaration.js';
+import { loadSpaceApi, spaceNameOf } from './apps/space/spaceapi/config-file.js';
 import { TimeFormatter } from './time.js';
 import { Assets } from './web/assets.js';
-import { navOf, PRIVATE, viewerOf } from './handlers/viewer.js';
+import { navOf, PRIVATE, viewerOf } from './apps/users/handlers/viewer.js';
 import { htmlError } from './web/error-pages.js';
 import { PageTimes } from './web/format.js';
 import { HTML_HEADERS, siteFor, type Site } from './web/layout.js';
@@ -48,7 +51,7 @@ declare module 'fastify' {
     ready?: Ready;
   }
   interface FastifyInstance {
-    /** The process's push stream and webhooks (live/space-live.ts). */
+    /** The process's push stream and webhooks (apps/space/live/space-live.ts). */
     live: SpaceLive;
     /** This app's Prometheus registry (METRICS_PORT; null without it), served by cli/serve.ts. */
     metrics: AppMetrics | null;
@@ -80,9 +83,12 @@ export interface AppDependencies {
 export async function buildApp(config: Config, deps: AppDependencies = {}): Promise<FastifyInstance> {
   // The operator's SpaceAPI file, checked before anything opens: a bad one is a ConfigError.
   const spaceApiSetup = loadSpaceApi(config);
+  // The apps that are on (APPS), checked before anything opens: an unknown name is a ConfigError.
+  const apps = appsTurnedOn(INSTALLED_APPS, config.apps);
+  const table = routeTable(apps);
   const database = deps.database ?? (await openDatabase(config.database));
   const logger = deps.logger ?? { level: config.logLevel };
-  const site: Site = { name: spaceNameOf(spaceApiSetup, config), assets: new Assets(config.compressMinBytes) };
+  const site: Site = { name: spaceNameOf(spaceApiSetup, config), assets: new Assets(config.compressMinBytes), links: siteLinksOf(SITE_LINKS, apps) };
   const htmlErrors: HtmlError = (request, reply, status, body) => {
     const facts = reader.of(request.raw);
     // A member's navigation when the handler had looked them up; a visitor's otherwise.
@@ -163,7 +169,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     for (const note of spaceApiSetup.notes) app.log.warn({ spaceapi: spaceApiSetup.file }, `SpaceAPI: ${note}`);
   }
   // Single sign-on (OIDC_ISSUER): openid-client is loaded only then; discovery starts with the app and never holds it up.
-  const oidc = config.members.oidc === null ? null : new (await import('./members/oidc-client.js')).OidcClient(config.members.oidc, app.log, deps.oidcTiming);
+  const oidc = config.members.oidc === null ? null : new (await import('./apps/users/oidc-client.js')).OidcClient(config.members.oidc, app.log, deps.oidcTiming);
   if (oidc !== null) {
     app.addHook('onReady', async () => oidc.start());
     app.addHook('onClose', async () => oidc.close());
@@ -181,6 +187,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     pageTimes: new PageTimes(config.timeZone, times),
     avatar: avatarUrls(config),
     site,
+    routeOf: table.api.routeOf,
     feed: live.feed,
     writes,
     throttle: new FailureThrottle(),
@@ -197,7 +204,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     ping: sharedPing(database, pingTimeoutOf(config)),
     spaceApi: spaceApiSetup ? { setup: spaceApiSetup, latest: undefined } : null,
   };
-  const router = new Router(ROUTES.filter((route) => route.servedBy(services)));
+  const router = new Router(table.routes.filter((route) => route.servedBy(services)));
   if (metrics) instrument(app, metrics, { database, cache, live });
 
   // Before the body is read: routing, and the checks that DRF makes first (drf/resolve.ts). The

@@ -18,6 +18,8 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 
 export interface Config {
   readonly database: DatabaseTarget;
+  /** APPS: the apps turned on, by name (null: every installed app); the composition checks the names and adds those always on. */
+  readonly apps: readonly string[] | null;
   readonly host: string;
   readonly port: number;
   /** Base of every absolute URL, without a trailing slash; null means "from the request". */
@@ -39,7 +41,7 @@ export interface Config {
   readonly cacheControl: string;
   /** Bodies at least this long are sent compressed to clients that accept gzip or br. */
   readonly compressMinBytes: number;
-  /** The operator's SpaceAPI file (absolute path), read and validated by spaceapi/; null: no /spaceapi.json. */
+  /** The operator's SpaceAPI file (absolute path), read and validated by apps/space/spaceapi/; null: no /spaceapi.json. */
   readonly spaceApiConfig: string | null;
   /** The push stream (GET /api/space/stream/). */
   readonly stream: StreamSettings;
@@ -267,7 +269,7 @@ function readAvatarDefault(raw: string | undefined): string {
 
 /**
  * The SpaceAPI file (YAML when its name ends in .yaml/.yml, else JSON). Its content is read and
- * checked when the server starts (spaceapi/config-file.ts), not by every command.
+ * checked when the server starts (apps/space/spaceapi/config-file.ts), not by every command.
  */
 function readSpaceApiConfig(raw: string | undefined): string | null {
   if (raw === undefined || raw.trim() === '') return null;
@@ -432,7 +434,17 @@ export function loadConfig(env: Env = process.env): Config {
     requests: readRequestTimeouts(env),
     metrics: readMetrics(env),
     members: readMembers(env),
+    apps: readApps(env.APPS),
   });
+}
+
+/** APPS: comma-separated app names (`users,space,events`); unset or blank means all. */
+function readApps(raw: string | undefined): readonly string[] | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const names = raw.split(',').map((name) => name.trim());
+  const bad = names.find((name) => !/^[a-z][a-z0-9_]{0,39}$/.test(name));
+  if (bad !== undefined) throw new ConfigError('APPS', `expected comma-separated app names (like users,space,events), got ${JSON.stringify(bad)}`);
+  return Object.freeze([...new Set(names)]);
 }
 
 function readMembers(env: Env): MemberSettings {

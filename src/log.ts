@@ -19,7 +19,7 @@ export function createStderrLogger(level: LogLevel): Logger {
 
 const SECRET_PARAMETER = /([?&;](?:secret|token|key|password|api_key|access_token|code|state)=)[^&;#]*/gi;
 const TOKEN_SECRET = /hs_[A-Za-z0-9_-]+/g;
-// A set-password link's token is its path (members/links.ts); only its page of thanks, `done`, is no secret.
+// A set-password link's token is its path (apps/users/links.ts); only its page of thanks, `done`, is no secret.
 const SET_PASSWORD_TOKEN = /(\/accounts\/set-password\/)(?!done\/)[^/?#]+/gi;
 
 /**

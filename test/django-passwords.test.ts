@@ -6,8 +6,8 @@ import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { exportFixture } from '../src/interchange/export.js';
 import { importRecords } from '../src/interchange/import.js';
-import { logIn } from '../src/members/login.js';
-import { PasswordHasher } from '../src/members/passwords.js';
+import { logIn } from '../src/apps/users/login.js';
+import { PasswordHasher } from '../src/apps/users/passwords.js';
 import { freshDatabase } from './support/server.js';
 
 /*

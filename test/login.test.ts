@@ -5,9 +5,9 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { configFrom } from '../src/config.js';
 import { openDatabase, type DatabaseHandle, type Db } from '../src/db/connection.js';
 import { writeTransaction } from '../src/db/write-transaction.js';
-import { logIn } from '../src/members/login.js';
-import { loginWait } from '../src/members/login-throttle.js';
-import { HashingBusy, PasswordHasher } from '../src/members/passwords.js';
+import { logIn } from '../src/apps/users/login.js';
+import { loginWait } from '../src/apps/users/login-throttle.js';
+import { HashingBusy, PasswordHasher } from '../src/apps/users/passwords.js';
 import { freshDatabase, type FreshDatabase } from './support/server.js';
 
 /** Hashes Django made (members.md §1's data file). */

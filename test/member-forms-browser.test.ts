@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { axe, describeViolations, launchBrowser, watchedPage, type WatchedPage } from './support/browser.js';
-import { createEvent } from '../src/resources/events.js';
-import { createMeeting } from '../src/resources/meetings.js';
-import { createProject } from '../src/resources/projects.js';
+import { createEvent } from '../src/apps/events/events.js';
+import { createMeeting } from '../src/apps/events/meetings.js';
+import { createProject } from '../src/apps/projects/projects.js';
 import { addMember, TEST_ITERATIONS } from './support/members.js';
 import { startServer, type TestServer } from './support/server.js';
 

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../src/db/connection.js';
-import { createGroup, grantRights, setGroupRights, setMemberGroups, type Right } from '../src/members/rights.js';
+import { createGroup, grantRights, setGroupRights, setMemberGroups, type Right } from '../src/apps/users/rights.js';
 import { listAudit } from '../src/resources/audit.js';
 import { createToken } from '../src/resources/tokens.js';
 import { localInstant } from '../src/time.js';

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { importRecords } from '../src/interchange/import.js';
-import { createGroup, grantRights, setGroupRights, setMemberGroups } from '../src/members/rights.js';
+import { createGroup, grantRights, setGroupRights, setMemberGroups } from '../src/apps/users/rights.js';
 import { event, meeting, project } from './support/contract.js';
 import { request, type HttpResponse } from './support/http.js';
 import { addMember, Browser, csrfOf, logIn, noticeOf, TEST_ITERATIONS } from './support/members.js';

@@ -12,9 +12,9 @@ import {
   setPassword,
   setPasswordWithLink,
   SuperuserExists,
-} from '../src/members/accounts.js';
-import { createPasswordLink, findPasswordLink } from '../src/members/links.js';
-import { PasswordHasher } from '../src/members/passwords.js';
+} from '../src/apps/users/accounts.js';
+import { createPasswordLink, findPasswordLink } from '../src/apps/users/links.js';
+import { PasswordHasher } from '../src/apps/users/passwords.js';
 import { FieldErrors } from '../src/resources/write-errors.js';
 import { freshDatabase, type FreshDatabase } from './support/server.js';
 

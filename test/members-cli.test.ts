@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { memberByName } from '../src/members/accounts.js';
-import { findPasswordLink } from '../src/members/links.js';
-import { rightsOf } from '../src/members/rights.js';
+import { memberByName } from '../src/apps/users/accounts.js';
+import { findPasswordLink } from '../src/apps/users/links.js';
+import { rightsOf } from '../src/apps/users/rights.js';
 import { BIN, freePort, startService, waitUntilServing } from './support/processes.js';
 import { freshDatabase, type FreshDatabase } from './support/server.js';
 

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { writeTransaction } from '../src/db/write-transaction.js';
-import { createMember, renewFirstSuperuserLink } from '../src/members/accounts.js';
-import { createPasswordLink, findPasswordLink, usePasswordLink } from '../src/members/links.js';
+import { createMember, renewFirstSuperuserLink } from '../src/apps/users/accounts.js';
+import { createPasswordLink, findPasswordLink, usePasswordLink } from '../src/apps/users/links.js';
 import { FieldErrors } from '../src/resources/write-errors.js';
 import { freshDatabase, type FreshDatabase } from './support/server.js';
 

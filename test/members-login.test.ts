@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { after, before, describe, it } from 'node:test';
-import { hashSecretId } from '../src/members/sessions.js';
+import { hashSecretId } from '../src/apps/users/sessions.js';
 import { request, type HttpResponse } from './support/http.js';
 import { addMember, Browser, csrfOf, formBody, logIn, sessionOf, TEST_ITERATIONS } from './support/members.js';
 import { startServer, type TestServer } from './support/server.js';

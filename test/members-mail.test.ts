@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { configFrom, type MailSettings } from '../src/config.js';
-import { MailNotSent, Mailer, passwordLinkMail } from '../src/members/mail.js';
+import { MailNotSent, Mailer, passwordLinkMail } from '../src/apps/users/mail.js';
 import { freePort } from './support/processes.js';
 import { sqliteOnly } from './support/server.js';
 import { selfSignedCertificate, startSmtpServer, type TestCertificate, type TestSmtpServer } from './support/smtp.js';

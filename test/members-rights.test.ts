@@ -21,7 +21,7 @@ import {
   setGroupRights,
   setMemberGroups,
   type Right,
-} from '../src/members/rights.js';
+} from '../src/apps/users/rights.js';
 import { event, meeting, project, user } from './support/contract.js';
 import { freshDatabase, type FreshDatabase } from './support/server.js';
 import { SPEC_RIGHTS } from './support/members.js';

@@ -21,7 +21,7 @@ import { buildApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
 import { importRecords } from '../src/interchange/import.js';
 import { listAudit } from '../src/resources/audit.js';
-import { countOpenings, currentSpaceState } from '../src/resources/openings.js';
+import { countOpenings, currentSpaceState } from '../src/apps/space/openings.js';
 import { createToken } from '../src/resources/tokens.js';
 import { request } from './support/http.js';
 import { freePort, killAll, startService, waitUntilServing, type Service } from './support/processes.js';

@@ -6,7 +6,11 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { configFrom } from '../src/config.js';
 import type { RouteKind } from '../src/drf/routes.js';
 import { openApiDocument } from '../src/openapi/document.js';
-import { matchApiPath } from '../src/routes/api.js';
+import { INSTALLED_COLLECTIONS } from '../src/installed-apps.js';
+import { apiOf } from '../src/routes/api.js';
+
+/** The API routes of the route table with every installed app on. */
+const matchApiPath = apiOf(INSTALLED_COLLECTIONS).routeOf;
 import { request } from './support/http.js';
 import { responseProblem } from './support/openapi.js';
 import { sampleRecords, startServer, type TestServer } from './support/server.js';

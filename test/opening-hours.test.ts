@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../src/db/connection.js';
-import { offsetSpans, openingHours } from '../src/resources/opening-hours.js';
+import { offsetSpans, openingHours } from '../src/apps/space/opening-hours.js';
 import { createToken } from '../src/resources/tokens.js';
 import { formatIsoUtc, parseIsoMicros, TimeFormatter } from '../src/time.js';
 import { request, assertJson, assertRouteHeaders } from './support/http.js';

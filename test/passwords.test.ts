@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
-import { HashingBusy, HashingSlots, PasswordHasher, passwordProblem, type PasswordCheck } from '../src/members/passwords.js';
+import { HashingBusy, HashingSlots, PasswordHasher, passwordProblem, type PasswordCheck } from '../src/apps/users/passwords.js';
 
 interface FixtureEntry {
   format: string;

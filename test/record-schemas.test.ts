@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FormatRegistry, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { EventRecord } from '../src/resources/events.js';
-import { MeetingRecord } from '../src/resources/meetings.js';
-import { OpeningRecord } from '../src/resources/openings.js';
-import { ProjectRecord } from '../src/resources/projects.js';
-import { UserRecord } from '../src/resources/users.js';
+import { EventRecord } from '../src/apps/events/events.js';
+import { MeetingRecord } from '../src/apps/events/meetings.js';
+import { OpeningRecord } from '../src/apps/space/openings.js';
+import { ProjectRecord } from '../src/apps/projects/projects.js';
+import { UserRecord } from '../src/apps/users/users.js';
 import { request } from './support/http.js';
 import { sampleRecords, startServer, type TestServer } from './support/server.js';
 

@@ -2,7 +2,9 @@
 // and waiting for a database that is not there yet. Runs on both engines (TEST_ENGINE).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { COLLECTION_PATHS as COLLECTIONS } from '../src/drf/collections.js';
+import { INSTALLED_COLLECTIONS } from '../src/installed-apps.js';
+
+const COLLECTIONS = INSTALLED_COLLECTIONS.map((collection) => collection.path);
 import { configFrom } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
 import { importRecords } from '../src/interchange/import.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { currentSpaceState } from '../src/resources/openings.js';
+import { currentSpaceState } from '../src/apps/space/openings.js';
 import { createToken } from '../src/resources/tokens.js';
 import { importRecords } from '../src/interchange/import.js';
 import { request, type HttpResponse, idOf } from './support/http.js';

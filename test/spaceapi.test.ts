@@ -16,7 +16,7 @@ import draft07 from 'ajv/dist/refs/json-schema-draft-07.json' with { type: 'json
 import { buildApp } from '../src/app.js';
 import { ConfigError, configFrom } from '../src/config.js';
 import { createToken } from '../src/resources/tokens.js';
-import { readSpaceApiFile } from '../src/spaceapi/config-file.js';
+import { readSpaceApiFile } from '../src/apps/space/spaceapi/config-file.js';
 import { request } from './support/http.js';
 import { freePort, startService } from './support/processes.js';
 import { freshDatabase, startServer, type TestServer } from './support/server.js';
@@ -24,7 +24,7 @@ import { doorPost } from './support/door.js';
 
 const REPO = path.resolve(import.meta.dirname, '..');
 const EXAMPLE = path.join(REPO, 'examples/spaceapi.example.yaml');
-const BUNDLED_SCHEMA = (version: string) => path.join(REPO, `src/spaceapi/schema-${version}.json`);
+const BUNDLED_SCHEMA = (version: string) => path.join(REPO, `src/apps/space/spaceapi/schema-${version}.json`);
 
 const ajv = new Ajv2019({ allErrors: true, strict: false });
 ajv.addMetaSchema(draft07);

@@ -10,7 +10,11 @@ import { checkAccept, requestedFormat } from '../src/drf/negotiation.js';
 import { pageCount, pageNumberOf, pageSizeOf, parsePositiveInteger } from '../src/drf/pagination.js';
 import { compareCodePoints, decodeComponent, encodeComponent, lastValue, parseQuery, rebuildQuery, type QueryPair } from '../src/drf/query.js';
 import { decodePath, parseId, type RouteMatch } from '../src/drf/routes.js';
-import { matchApiPath } from '../src/routes/api.js';
+import { INSTALLED_COLLECTIONS } from '../src/installed-apps.js';
+import { apiOf } from '../src/routes/api.js';
+
+/** The API routes of the route table with every installed app on. */
+const matchApiPath = apiOf(INSTALLED_COLLECTIONS).routeOf;
 import { formatIsoUtc, parseIsoMicros, TimeFormatter } from '../src/time.js';
 
 describe('query', () => {

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eventsForCalendar, type CalendarEvent } from '../src/resources/calendar-events.js';
-import { calendarFeed, calendarSinceUs, escapeText, foldLine } from '../src/web/calendar.js';
+import { eventsForCalendar, type CalendarEvent } from '../src/apps/events/calendar-events.js';
+import { calendarFeed, calendarSinceUs, escapeText, foldLine } from '../src/apps/events/web/calendar.js';
 import { freshDatabase, type FreshDatabase } from './support/server.js';
 
 /** An instant given in UTC, as microseconds since the epoch. */

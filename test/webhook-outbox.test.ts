@@ -18,7 +18,7 @@ import { MODEL_ORDER } from '../src/interchange/models.js';
 import { enqueueDeliveries, urlKey } from '../src/live/webhook-outbox.js';
 import { describeWebhook } from '../src/live/webhooks.js';
 import { AnnouncedWrites } from '../src/live/writes.js';
-import { currentSpaceState, recordDoorReport } from '../src/resources/openings.js';
+import { currentSpaceState, recordDoorReport } from '../src/apps/space/openings.js';
 import { createToken } from '../src/resources/tokens.js';
 import { idOf } from './support/http.js';
 import { BIN, freePort, killAll, startService, waitUntilServing, type Service } from './support/processes.js';

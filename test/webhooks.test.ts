@@ -15,7 +15,7 @@ import { buildApp } from '../src/app.js';
 import { ConfigError, configFrom } from '../src/config.js';
 import { importRecords } from '../src/interchange/import.js';
 import { countPendingDeliveries } from '../src/live/webhook-outbox.js';
-import { currentSpaceState } from '../src/resources/openings.js';
+import { currentSpaceState } from '../src/apps/space/openings.js';
 import { createToken } from '../src/resources/tokens.js';
 import { request, idOf } from './support/http.js';
 import { freePort, killAll, startService, waitUntilServing, type Service } from './support/processes.js';

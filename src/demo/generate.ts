@@ -1,5 +1,5 @@
-import { EVENT_STATUSES } from '../resources/events.js';
-import { PROJECT_STATUSES } from '../resources/projects.js';
+import { EVENT_STATUSES } from '../apps/events/events.js';
+import { PROJECT_STATUSES } from '../apps/projects/projects.js';
 import { formatIsoUtc } from '../time.js';
 import { emailFor, UsernameSource } from './names.js';
 import { DAY, demoNowProblem, HISTORY_START_US, HOUR, isOpenAt, MINUTE, openingTimes } from './openings.js';

@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection.js';
-import { findMemberToken, isMemberTokenSecret, touchMemberToken } from '../members/member-tokens.js';
-import { rightsOf, type Right } from '../members/rights.js';
+import { findMemberToken, isMemberTokenSecret, touchMemberToken } from '../apps/users/member-tokens.js';
+import { rightsOf, type Right } from '../apps/users/rights.js';
 import { findToken, touchToken, type TokenInfo } from '../resources/tokens.js';
 import { ApiError, invalidToken, throttled } from './errors.js';
 import type { IncomingHttpHeaders } from 'node:http';

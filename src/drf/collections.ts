@@ -2,27 +2,23 @@ import type { TObject } from '@sinclair/typebox';
 import type { Db } from '../db/connection.js';
 import type { VersionedTable } from '../db/table-versions.js';
 import { TABLES, type CollectionTable } from '../db/tables.js';
-import * as events from '../resources/events.js';
-import * as meetings from '../resources/meetings.js';
-import * as openings from '../resources/openings.js';
-import * as projects from '../resources/projects.js';
 import type { PageWindow, RecordContext } from '../resources/record-context.js';
-import * as users from '../resources/users.js';
-import { FieldErrors } from '../resources/write-errors.js';
-import { lastValue, type QueryPair } from './query.js';
+import type { QueryPair } from './query.js';
 
 /**
- * The API's collections, each declared once: its table (whose declaration in db/tables.ts gives
- * its path under `/api/`), its resource module's queries and writes, its record and writable-field
- * schemas, DRF's view name, and the tables its responses are built from. Routing, the API root,
- * reads, writes and OPTIONS all derive from this list. Every table declared with a `collection`
- * must have its entry here (the compiler names a missing one).
+ * An API collection, declared once by the app that holds it (`src/apps/<app>/collections.ts`):
+ * its table (whose declaration in db/tables.ts gives its path under `/api/`), its records'
+ * queries and writes, its record and writable-field schemas, DRF's view name, its place in the API
+ * root, and the tables its responses are built from. Routing, the API root, reads, writes,
+ * OPTIONS and the OpenAPI document derive from the apps' collections.
  */
-export interface Collection<Path extends string = string, Table extends CollectionTable = CollectionTable> {
+export interface Collection<Path extends CollectionPath = CollectionPath, Table extends CollectionTable = CollectionTable> {
   /** Where it lives: `/api/<path>/` and `/api/<path>/<id>/` (its table's `collection`). */
   readonly path: Path;
   /** DRF's view name: `User` gives `User List` and `User Instance` (OPTIONS). */
   readonly viewName: string;
+  /** Its place among the API root's keys (the original's router registered them in this order). */
+  readonly rootOrder: number;
   /** The table its records are stored in. */
   readonly table: Table;
   /** Every table a page or record of it is built from: a write to any of them changes its responses. */
@@ -45,7 +41,7 @@ export interface Collection<Path extends string = string, Table extends Collecti
   remove(db: Db, id: number): Promise<boolean>;
 }
 
-interface Declaration<Table extends CollectionTable, Row> extends Omit<Collection<string, Table>, 'path' | 'page' | 'find'> {
+interface Declaration<Table extends CollectionTable, Row> extends Omit<Collection<CollectionPath, Table>, 'path' | 'page' | 'find'> {
   list: (db: Db, window: PageWindow, query: readonly QueryPair[]) => Promise<Row[]>;
   find: (db: Db, id: number) => Promise<Row | undefined>;
   toRecord: (row: Row, ctx: RecordContext) => unknown;
@@ -54,7 +50,7 @@ interface Declaration<Table extends CollectionTable, Row> extends Omit<Collectio
 /** A table's collection path, as db/tables.ts declares it. */
 type PathOf<Table extends CollectionTable> = (typeof TABLES)[Table]['collection'];
 
-function collection<const Table extends CollectionTable, Row>({ list, find, toRecord, ...rest }: Declaration<Table, Row>): Collection<PathOf<Table>, Table> {
+export function collection<const Table extends CollectionTable, Row>({ list, find, toRecord, ...rest }: Declaration<Table, Row>): Collection<PathOf<Table>, Table> {
   return {
     ...rest,
     path: TABLES[rest.table].collection,
@@ -66,100 +62,5 @@ function collection<const Table extends CollectionTable, Row>({ list, find, toRe
   };
 }
 
-/** History is about the past: a future opening would also stamp every later door report. */
-export function refuseFutureTime(input: Partial<openings.OpeningInput>, nowUs: number): void {
-  if (input.time !== undefined && input.time > nowUs) throw new FieldErrors({ time: ['This time is in the future.'] });
-}
-
-/** In the order of the API root's keys. */
-export const COLLECTIONS = [
-  collection({
-    viewName: 'Event',
-    table: 'events',
-    // An event links to its meeting.
-    reads: ['events', 'meetings'],
-    record: events.EventRecord,
-    fields: events.EventFields,
-    count: events.countEvents,
-    list: (db, window, query) => events.listEvents(db, window, events.parseEventOrdering(lastValue(query, 'ordering'))),
-    find: events.findEvent,
-    toRecord: events.eventRecord,
-    create: (db, input: events.EventInput) => events.createEvent(db, input),
-    update: (db, id, input: Partial<events.EventInput>) => events.updateEvent(db, id, input),
-    remove: events.deleteEvent,
-  }),
-  collection({
-    viewName: 'Meeting',
-    table: 'meetings',
-    reads: ['meetings', 'meeting_members', 'users'],
-    record: meetings.MeetingRecord,
-    fields: meetings.MeetingFields,
-    count: meetings.countMeetings,
-    list: meetings.listMeetings,
-    find: meetings.findMeeting,
-    toRecord: meetings.meetingRecord,
-    create: (db, input: meetings.MeetingInput) => meetings.createMeeting(db, input),
-    update: (db, id, input: Partial<meetings.MeetingInput>) => meetings.updateMeeting(db, id, input),
-    remove: meetings.deleteMeeting,
-  }),
-  collection({
-    viewName: 'User',
-    table: 'users',
-    // Avatars come from users' e-mail addresses.
-    reads: ['users'],
-    record: users.UserRecord,
-    fields: users.UserFields,
-    count: users.countUsers,
-    list: users.listUsers,
-    find: users.findUser,
-    toRecord: users.userRecord,
-    create: (db, input: users.UserInput, nowUs) => users.createUser(db, input, nowUs),
-    update: (db, id, input: Partial<users.UserInput>, nowUs) => users.updateUser(db, id, input, nowUs),
-    remove: users.deleteUser,
-  }),
-  collection({
-    viewName: 'Project',
-    table: 'projects',
-    // Participants are listed in their usernames' order.
-    reads: ['projects', 'project_participants', 'users'],
-    record: projects.ProjectRecord,
-    fields: projects.ProjectFields,
-    count: projects.countProjects,
-    list: projects.listProjects,
-    find: projects.findProject,
-    toRecord: projects.projectRecord,
-    create: (db, input: projects.ProjectInput, nowUs) => projects.createProject(db, input, nowUs),
-    update: (db, id, input: Partial<projects.ProjectInput>, nowUs) => projects.updateProject(db, id, input, nowUs),
-    remove: projects.deleteProject,
-  }),
-  collection({
-    viewName: 'Openings',
-    table: 'openings',
-    reads: ['openings'],
-    record: openings.OpeningRecord,
-    fields: openings.OpeningFields,
-    count: openings.countOpenings,
-    list: openings.listOpenings,
-    find: openings.findOpening,
-    toRecord: openings.openingRecord,
-    // A POST is a door report, under the door's rule (handlers/door.ts).
-    create: null,
-    update: (db, id, input: Partial<openings.OpeningInput>, nowUs) => {
-      refuseFutureTime(input, nowUs);
-      return openings.updateOpening(db, id, input);
-    },
-    remove: openings.deleteOpening,
-  }),
-] as const;
-
-export type CollectionPath = (typeof COLLECTIONS)[number]['path'];
-
-/** The compiler names a table declared with a collection that has no entry above. */
-type AssertNone<T extends never> = T;
-export type EveryCollectionListed = AssertNone<Exclude<CollectionTable, (typeof COLLECTIONS)[number]['table']>>;
-
-/** The collections by path. */
-export const collections = Object.fromEntries(COLLECTIONS.map((c) => [c.path, c])) as Readonly<Record<CollectionPath, Collection<CollectionPath>>>;
-
-/** Every collection's path, in the API root's order. */
-export const COLLECTION_PATHS: readonly CollectionPath[] = COLLECTIONS.map((c) => c.path);
+/** A collection's path under `/api/`, as its table's declaration gives it (db/tables.ts). */
+export type CollectionPath = (typeof TABLES)[CollectionTable]['collection'];

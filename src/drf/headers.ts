@@ -22,7 +22,7 @@ export const READ_HEADERS = {
 
 const PREFLIGHT_HEADERS = {
   'access-control-allow-methods': 'GET, HEAD, OPTIONS',
-  // Last-Event-ID: a cross-origin EventSource resuming the stream (handlers/stream.ts).
+  // Last-Event-ID: a cross-origin EventSource resuming the stream (apps/space/handlers/stream.ts).
   // If-None-Match / If-Modified-Since: a page's script revalidating what it read.
   'access-control-allow-headers': 'Accept, Authorization, If-Modified-Since, If-None-Match, Last-Event-ID',
   'access-control-max-age': '86400',

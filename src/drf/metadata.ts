@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { mayWrite, memberRightFor, type Caller } from './auth.js';
-import { collections } from './collections.js';
+import type { Collection } from './collections.js';
 import type { RouteMatch } from './routes.js';
 
 /** The event stream's OPTIONS: it renders Server-Sent Events and parses nothing. */
@@ -15,7 +15,7 @@ export const STREAM_OPTIONS = {
 const PARSES = ['application/json', 'application/x-www-form-urlencoded'];
 
 /** DRF's metadata for OPTIONS on an API route (not the stream's), with `actions` when the caller may write there. */
-export function optionsBody(route: RouteMatch, token: Caller | null) {
+export function optionsBody(route: RouteMatch, token: Caller | null, collection: Collection | null) {
   if (route.kind === 'stream') return STREAM_OPTIONS;
   if (route.kind === 'root') {
     return { name: 'Api Root', description: 'The default basic root view for DefaultRouter', renders: ['application/json'], parses: PARSES };
@@ -44,9 +44,9 @@ export function optionsBody(route: RouteMatch, token: Caller | null) {
       parses: PARSES,
     };
   }
-  const view = collections[route.collection!].viewName;
+  const view = collection!.viewName;
   const body = { name: `${view} ${route.kind === 'list' ? 'List' : 'Instance'}`, description: '', renders: ['application/json'], parses: PARSES };
-  const actions = actionsFor(route, token);
+  const actions = actionsFor(route, collection!, token);
   return actions ? { ...body, actions } : body;
 }
 
@@ -58,13 +58,13 @@ const DOOR_FIELDS = new Set(['is_open']);
  * collection, PUT on a record), described as DRF's SimpleMetadata does. Undefined when the
  * caller may not write there.
  */
-export function actionsFor(route: RouteMatch, token: Caller | null): Record<string, Record<string, object>> | undefined {
+export function actionsFor(route: RouteMatch, collection: Collection, token: Caller | null): Record<string, Record<string, object>> | undefined {
   if (token === null || route.collection === null) return undefined;
   const method = route.kind === 'list' ? 'POST' : 'PUT';
   if (!mayWrite(token, route, method)) return undefined;
   // A member's token: only where the owner holds the right itself (being a maintainer or an organizer is known only per record).
   if (token.scope === 'member' && !token.rights.has(memberRightFor(route, method)!)) return undefined;
-  const { fields, record } = collections[route.collection];
+  const { fields, record } = collection;
   const writableNames = token.scope === 'door' ? DOOR_FIELDS : new Set(Object.keys(fields.properties));
   const required = new Set(fields.required ?? []);
   const described: Record<string, object> = {};

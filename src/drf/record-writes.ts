@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/connection.js';
 import type { AnnouncedWrites } from '../live/writes.js';
-import { mayAddMeeting, mayEditEvent, mayEditMeeting, mayEditProject, rightsOf, type Right } from '../members/rights.js';
+import { mayAddMeeting, mayEditEvent, mayEditMeeting, mayEditProject, rightsOf, type Right } from '../apps/users/rights.js';
 import { recordAudit, webAuditName } from '../resources/audit.js';
 import type { RecordContext } from '../resources/record-context.js';
 import type { TokenInfo } from '../resources/tokens.js';

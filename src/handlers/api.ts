@@ -3,22 +3,18 @@ import { linkStyle, recordContext, requireBase } from '../drf/links.js';
 import { optionsBody } from '../drf/metadata.js';
 import { checkRequest, type Resolved } from '../drf/resolve.js';
 import { SAFE_METHODS, type RouteMatch } from '../drf/routes.js';
-import type { ApiPathMatch } from '../drf/serializer.js';
 import type { Exchange } from '../http/route.js';
 import { sendJson } from '../http/reply.js';
 import { readApi } from './read.js';
-import { stream } from './stream.js';
+import { stream } from '../apps/space/handlers/stream.js';
 import { write } from './write.js';
 
 /** An API route's request: its params are the route it matched, as DRF's URLconf names it. */
 export type ApiExchange = Exchange<RouteMatch>;
 
-/** What an API route declares beyond its match: the headers of every answer, errors included, the methods that write, and the API's routing (for hyperlinks in bodies). */
-export interface ApiRoute {
-  readonly headers: Readonly<{ allow: string; vary: string }>;
-  readonly writeMethods: ReadonlySet<string>;
-  readonly routeOf: ApiPathMatch;
-}
+import type { ApiRoute } from './api-route.js';
+
+export type { ApiRoute };
 
 /**
  * The checks DRF makes before reading the body (drf/resolve.ts), after the route's headers are
@@ -39,16 +35,17 @@ export async function checkApi(ex: ApiExchange, { headers, writeMethods }: ApiRo
 }
 
 /** An API route's request, once checked: to the stream, OPTIONS, a write or a read. */
-export async function answerApi(ex: ApiExchange, resolved: Resolved, { headers, routeOf }: ApiRoute): Promise<FastifyReply> {
+export async function answerApi(ex: ApiExchange, resolved: Resolved, api: ApiRoute): Promise<FastifyReply> {
+  const { routeOf, collection } = api;
   const { request, reply, facts, services } = ex;
   const { config, times, avatar } = services;
   // The Host check every API route makes, the stream included (its events hold no links).
   const base = requireBase(facts.base);
-  if (facts.method === 'OPTIONS') return sendJson(reply, optionsBody(resolved.route, resolved.token));
+  if (facts.method === 'OPTIONS') return sendJson(reply, optionsBody(resolved.route, resolved.token, collection));
   if (resolved.route.kind === 'stream') return stream(request, reply, resolved, services.feed);
   if (!SAFE_METHODS.has(facts.method)) {
     const style = linkStyle(base, resolved.route.suffix, resolved.format);
-    return write(request, reply, resolved, style, recordContext(style, config, times, avatar), { writes: services.writes, timeZone: config.timeZone, routeOf });
+    return write(request, reply, resolved, collection!, style, recordContext(style, config, times, avatar), { writes: services.writes, timeZone: config.timeZone, routeOf });
   }
-  return readApi(ex, resolved, base, headers);
+  return readApi(ex, resolved, base, api);
 }

@@ -7,7 +7,7 @@ import { sendAnswer } from '../http/reply.js';
 import { siteFor } from '../web/layout.js';
 import type { PageContext } from '../web/page-context.js';
 import { takeNotice } from './notice.js';
-import { navOf, PRIVATE, settleSessionCookie, viewerOf } from './viewer.js';
+import { navOf, PRIVATE, settleSessionCookie, viewerOf } from '../apps/users/handlers/viewer.js';
 
 /** A page outside the API, as its route declares it (routes/pages.ts): the tables it shows, what it is, and its builder. */
 export interface PageSpec<P> {

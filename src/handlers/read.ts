@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { VersionedTable } from '../db/table-versions.js';
-import { COLLECTIONS, collections } from '../drf/collections.js';
+import type { Collection } from '../drf/collections.js';
+import type { ApiRoute } from './api-route.js';
 import { ApiError, notFound } from '../drf/errors.js';
 import { apiUrl, linkStyle, pageUrl, recordContext, type LinkStyle } from '../drf/links.js';
 import { pageCount, pageNumberOf, pageSizeOf } from '../drf/pagination.js';
@@ -11,11 +12,11 @@ import type { Exchange } from '../http/route.js';
 import { sendAnswer } from '../http/reply.js';
 import type { Services } from '../http/services.js';
 import { json } from '../json.js';
-import { openingHours, parseWeeks, spaceHoursRecord, WEEKS_MESSAGE } from '../resources/opening-hours.js';
-import { currentSpaceState, spaceStatusRecord } from '../resources/openings.js';
+import { openingHours, parseWeeks, spaceHoursRecord, WEEKS_MESSAGE } from '../apps/space/opening-hours.js';
+import { currentSpaceState, spaceStatusRecord } from '../apps/space/openings.js';
 import { browsablePage } from '../web/browsable.js';
 import { HTML_HEADERS, HTML_TYPE, siteFor } from '../web/layout.js';
-import { navOf, PRIVATE, settleSessionCookie, viewerOf } from './viewer.js';
+import { navOf, PRIVATE, settleSessionCookie, viewerOf } from '../apps/users/handlers/viewer.js';
 
 /**
  * GET and HEAD on an API route: from the response cache when the tables the body was built from
@@ -23,7 +24,8 @@ import { navOf, PRIVATE, settleSessionCookie, viewerOf } from './viewer.js';
  * A person's browser gets the same body as the browsable HTML page (web/browsable.ts), kept
  * under a key of its own (the request's facts name it).
  */
-export async function readApi(ex: Exchange<RouteMatch>, resolved: Resolved, base: string, headers: Readonly<{ allow: string; vary: string }>): Promise<FastifyReply> {
+export async function readApi(ex: Exchange<RouteMatch>, resolved: Resolved, base: string, api: ApiRoute): Promise<FastifyReply> {
+  const { headers } = api;
   const { request, reply, facts, services, route: entry } = ex;
   const { route } = resolved;
   const html = resolved.media === 'html';
@@ -32,13 +34,13 @@ export async function readApi(ex: Exchange<RouteMatch>, resolved: Resolved, base
   // The holder of a session cookie: a browsable page shows who is logged in; nothing is filed under a shared key.
   const viewer = html && facts.session !== null ? await viewerOf(ex) : null;
   const recipe = {
-    reads: readsOf(route),
+    reads: readsOf(route, api.collection),
     kind: html
       ? { headers: { ...headers, ...HTML_HEADERS }, type: HTML_TYPE, maxAgeMs: maxAgeOf(route), route: entry.template }
       : { headers, maxAgeMs: maxAgeOf(route), route: entry.template },
     build: html
       ? async () => {
-          const body = await buildBody(services, resolved, base);
+          const body = await buildBody(services, resolved, base, api);
           const { rawPath, rawQuery } = facts.target;
           const shown = [
             ['Allow', headers.allow],
@@ -54,7 +56,7 @@ export async function readApi(ex: Exchange<RouteMatch>, resolved: Resolved, base
             body,
           });
         }
-      : () => buildBody(services, resolved, base).then(json),
+      : () => buildBody(services, resolved, base, api).then(json),
   };
   if (html) reply.headers(HTML_HEADERS);
   if (facts.key !== null) return sendAnswer(reply, await services.bodies.answer(facts.key, snapshot, request.headers, recipe));
@@ -69,18 +71,18 @@ function maxAgeOf(route: RouteMatch): number | undefined {
 }
 
 /** The tables a GET on a route reads: what the cache checks its response against. */
-function readsOf(route: RouteMatch): readonly VersionedTable[] {
+function readsOf(route: RouteMatch, collection: Collection | null): readonly VersionedTable[] {
   // The root and the OpenAPI document depend on no data.
   if (route.kind === 'root' || route.kind === 'schema') return [];
   if (route.kind === 'status' || route.kind === 'hours') return ['openings'];
-  return collections[route.collection!].reads;
+  return collection!.reads;
 }
 
 /** The body of a GET on any API route: the root, the space's status, a page of a collection, one record, or the OpenAPI document. */
-async function buildBody({ database: { db }, config, times, avatar, openapi, openingPositions }: Services, resolved: Resolved, base: string): Promise<unknown> {
+async function buildBody({ database: { db }, config, times, avatar, openapi, openingPositions }: Services, resolved: Resolved, base: string, api: ApiRoute): Promise<unknown> {
   const { route } = resolved;
   const style = linkStyle(base, route.suffix, resolved.format);
-  if (route.kind === 'root') return rootBody(style);
+  if (route.kind === 'root') return rootBody(style, api.root);
   if (route.kind === 'schema') return openapi();
   if (route.kind === 'status') return spaceStatusRecord(await currentSpaceState(db), { time: (micros) => times.format(micros) });
   if (route.kind === 'hours') {
@@ -90,7 +92,7 @@ async function buildBody({ database: { db }, config, times, avatar, openapi, ope
     const untilUs = Date.now() * 1000;
     return spaceHoursRecord(weeks, times.format(untilUs), times.timeZone, await openingHours(db, times, untilUs, weeks));
   }
-  const resource = collections[route.collection!];
+  const resource = api.collection!;
   const ctx = recordContext(style, config, times, avatar);
   if (route.kind === 'detail') {
     const id = parseId(route.id!);
@@ -119,9 +121,9 @@ async function buildBody({ database: { db }, config, times, avatar, openapi, ope
   };
 }
 
-/** The API root: each collection's URL, in the registry's order. */
-function rootBody(style: LinkStyle): Record<string, string> {
+/** The API root: the URL of each collection of the apps that are on, in the root's order. */
+function rootBody(style: LinkStyle, root: readonly Collection[]): Record<string, string> {
   const body: Record<string, string> = {};
-  for (const { path } of COLLECTIONS) body[path] = apiUrl(style, path);
+  for (const { path } of root) body[path] = apiUrl(style, path);
   return body;
 }

@@ -1,6 +1,5 @@
 import type { FastifyReply } from 'fastify';
 import type { Collection } from '../drf/collections.js';
-import { collections } from '../drf/collections.js';
 import { ApiError } from '../drf/errors.js';
 import { lastValue } from '../drf/query.js';
 import {
@@ -18,16 +17,15 @@ import {
   type RecordWrite,
 } from '../drf/record-writes.js';
 import { parseId } from '../drf/routes.js';
-import type { ApiPathMatch } from '../drf/serializer.js';
-import { findMembers, membersById } from '../members/member-choice.js';
+import { findMembers, membersById } from '../apps/users/member-choice.js';
 import type { RecordContext } from '../resources/record-context.js';
 import { ConflictError, FieldErrors, type FieldMessages } from '../resources/write-errors.js';
 import type { TimeFormatter } from '../time.js';
-import { messagePage } from '../web/accounts.js';
+import { messagePage } from '../apps/users/web/accounts.js';
 import { differences, formFields, memberIdOf, recordValues, typedValues, type FormValues } from '../web/form-values.js';
 import type { Html } from '../web/html.js';
 import { deletePage, NOUNS, recordFormPage, type MemberPicker, type RecordFormView, type RecordKind } from '../web/record-forms.js';
-import { seeOther, sendPage, type MemberExchange } from './member-pages.js';
+import { seeOther, sendPage, type MemberExchange } from '../apps/users/handlers/member-pages.js';
 import { setNotice } from './notice.js';
 
 /**
@@ -40,12 +38,12 @@ import { setNotice } from './notice.js';
 /** What a form route knows besides the request: the kind of record, and the API's routing (members are named by their API paths). */
 export interface RecordForms {
   kind: RecordKind;
-  routeOf: ApiPathMatch;
+  /** Its API collection: the forms write through it, as the API does. */
+  collection: Collection;
 }
 
 type Exchange = MemberExchange<unknown>;
 
-const collectionOf = (kind: RecordKind): Collection => collections[kind];
 const recordPage = (kind: RecordKind, id: number) => `/${kind}/${id}/`;
 /** Where a deleted record's member goes: the list of its kind (a meeting: its event's page). */
 const afterDelete = (kind: RecordKind, eventId: number | null) => (kind === 'meetings' && eventId !== null ? recordPage('events', eventId) : `/${kind}/`);
@@ -97,8 +95,7 @@ function formContext(times: TimeFormatter): RecordContext {
   };
 }
 
-async function savedValues(m: Exchange, kind: RecordKind, id: number): Promise<Map<string, string[]> | undefined> {
-  const collection = collectionOf(kind);
+async function savedValues(m: Exchange, collection: Collection, id: number): Promise<Map<string, string[]> | undefined> {
   const record = (await collection.find(db(m), id, formContext(m.ex.services.times))) as Record<string, unknown> | undefined;
   return record === undefined ? undefined : recordValues(collection.fields, record);
 }
@@ -136,6 +133,7 @@ interface FormState {
 /** Where the form stands: a new record's page (its event for a meeting) or a record's edit page. */
 interface Target {
   kind: RecordKind;
+  collection: Collection;
   /** The record edited; null for a new one. */
   id: number | null;
   /** A new meeting's event. */
@@ -145,8 +143,7 @@ interface Target {
 const EMPTY: Omit<FormState, 'values'> = { errors: {}, version: null, search: null, previews: {}, conflict: null };
 
 async function formAnswer(m: Exchange, target: Target, status: number, state: FormState): Promise<FastifyReply> {
-  const { kind, id } = target;
-  const collection = collectionOf(kind);
+  const { kind, id, collection } = target;
   const me = viewer(m);
   const values = new Map(state.values);
   const fixed: Record<string, string> = {};
@@ -201,7 +198,7 @@ async function namesIn(m: Exchange, values: readonly (readonly string[])[]): Pro
 /** "Preview" and "Find" post the form back: the page again, as typed, with the rendering or the matches. Null for "Save". */
 async function formBack(m: Exchange, target: Target, values: FormValues, version: string | null): Promise<FastifyReply | null> {
   const action = m.form.get('action') ?? 'save';
-  const fields = formFields(collectionOf(target.kind).fields);
+  const fields = formFields(target.collection.fields);
   if (action === 'preview') {
     // Loaded on demand, as the detail pages do (markdown-it is 200 KB to parse).
     const { renderMarkdown } = await import('../web/markdown.js');
@@ -220,7 +217,7 @@ async function formBack(m: Exchange, target: Target, values: FormValues, version
   return formAnswer(m, target, 200, { ...EMPTY, values, version, search: { field: searched.name, query: (m.form.get(`${searched.name}_find`) ?? '').trim() } });
 }
 
-function recordWrite(m: Exchange, routeOf: ApiPathMatch): RecordWrite {
+function recordWrite(m: Exchange): RecordWrite {
   const { services, facts } = m.ex;
   return {
     writes: services.writes,
@@ -230,7 +227,7 @@ function recordWrite(m: Exchange, routeOf: ApiPathMatch): RecordWrite {
     status: 303,
     nowUs: m.nowUs,
     ctx: formContext(services.times),
-    read: { timeZone: services.config.timeZone, routeOf, strictLocalTimes: true },
+    read: { timeZone: services.config.timeZone, routeOf: services.routeOf, strictLocalTimes: true },
   };
 }
 
@@ -243,7 +240,7 @@ function eventOfQuery(m: Exchange): number | null {
 }
 
 /** Who may open a new form: the add right (a meeting: also its event's organizer); the event must exist. */
-async function newTarget(m: Exchange, kind: RecordKind): Promise<Target | FastifyReply> {
+async function newTarget(m: Exchange, { kind, collection }: RecordForms): Promise<Target | FastifyReply> {
   const eventId = kind === 'meetings' ? eventOfQuery(m) : null;
   if (kind === 'meetings' && (eventId === null || (await eventTitle(m, eventId)) === undefined)) return notFoundPage(m, 'events');
   if (!(await memberMayCreate(db(m), viewer(m).id, kind, eventId ?? undefined))) return forbiddenPage(m, `add ${kind === 'events' ? 'an' : 'a'} ${NOUNS[kind]}`);
@@ -251,7 +248,7 @@ async function newTarget(m: Exchange, kind: RecordKind): Promise<Target | Fastif
     const existing = await db(m).selectFrom('meetings').select('id').where('event_id', '=', eventId!).executeTakeFirst();
     if (existing) return seeOther(m.ex.reply, `/meetings/${existing.id}/edit/`);
   }
-  return { kind, id: null, eventId };
+  return { kind, collection, id: null, eventId };
 }
 
 /** The values of an empty form: the schema's first choice, progress 0, the member in their own lists. */
@@ -271,22 +268,23 @@ function blankValues(kind: RecordKind, me: number): Map<string, string[]> {
   return new Map();
 }
 
-export async function showNew(m: Exchange, { kind }: RecordForms): Promise<FastifyReply> {
-  const target = await newTarget(m, kind);
+export async function showNew(m: Exchange, forms: RecordForms): Promise<FastifyReply> {
+  const { kind } = forms;
+  const target = await newTarget(m, forms);
   if (!('kind' in target)) return target;
   return formAnswer(m, target, 200, { ...EMPTY, values: blankValues(kind, viewer(m).id) });
 }
 
-export async function submitNew(m: Exchange, { kind, routeOf }: RecordForms): Promise<FastifyReply> {
-  const target = await newTarget(m, kind);
+export async function submitNew(m: Exchange, forms: RecordForms): Promise<FastifyReply> {
+  const { kind, collection } = forms;
+  const target = await newTarget(m, forms);
   if (!('kind' in target)) return target;
-  const collection = collectionOf(kind);
   const values = typedValues(collection.fields, m.lists);
   if (kind === 'meetings') values.set('event', [`/api/events/${target.eventId}/`]);
   const back = await formBack(m, target, values, null);
   if (back !== null) return back;
   try {
-    const { id } = await createRecord(recordWrite(m, routeOf), collection, { kind: 'form', fields: values });
+    const { id } = await createRecord(recordWrite(m), collection, { kind: 'form', fields: values });
     setNotice(m.ex.reply, m.ex.facts, `${kind}-created`);
     return seeOther(m.ex.reply, recordPage(kind, id));
   } catch (error) {
@@ -298,29 +296,29 @@ export async function submitNew(m: Exchange, { kind, routeOf }: RecordForms): Pr
 // ---- edit ----
 
 /** The record of an edit or delete page: 404 when unknown, 403 without the right. */
-async function editTarget(m: Exchange, kind: RecordKind, rawId: string, may: 'edit' | 'delete'): Promise<Target | FastifyReply> {
+async function editTarget(m: Exchange, { kind, collection }: RecordForms, rawId: string, may: 'edit' | 'delete'): Promise<Target | FastifyReply> {
   const id = parseId(rawId);
   const me = viewer(m).id;
   if (id === null || (await recordName(m, kind, id)) === undefined) return notFoundPage(m, kind);
   const allowed = may === 'edit' ? await memberMayEdit(db(m), me, kind, id) : await memberMayDelete(db(m), me, kind);
   if (!allowed) return forbiddenPage(m, `${may} this ${NOUNS[kind]}`);
-  return { kind, id, eventId: null };
+  return { kind, collection, id, eventId: null };
 }
 
-export async function showEdit(m: Exchange, { kind }: RecordForms, rawId: string): Promise<FastifyReply> {
-  const target = await editTarget(m, kind, rawId, 'edit');
+export async function showEdit(m: Exchange, forms: RecordForms, rawId: string): Promise<FastifyReply> {
+  const { kind, collection } = forms;
+  const target = await editTarget(m, forms, rawId, 'edit');
   if (!('kind' in target)) return target;
-  const collection = collectionOf(kind);
-  const [values, version] = [await savedValues(m, kind, target.id!), await recordVersion(db(m), collection, target.id!)];
+  const [values, version] = [await savedValues(m, collection, target.id!), await recordVersion(db(m), collection, target.id!)];
   if (values === undefined || version === undefined) return notFoundPage(m, kind);
   return formAnswer(m, target, 200, { ...EMPTY, values, version });
 }
 
-export async function submitEdit(m: Exchange, { kind, routeOf }: RecordForms, rawId: string): Promise<FastifyReply> {
-  const target = await editTarget(m, kind, rawId, 'edit');
+export async function submitEdit(m: Exchange, forms: RecordForms, rawId: string): Promise<FastifyReply> {
+  const { kind, collection } = forms;
+  const target = await editTarget(m, forms, rawId, 'edit');
   if (!('kind' in target)) return target;
   const id = target.id!;
-  const collection = collectionOf(kind);
   const values = typedValues(collection.fields, m.lists);
   // A meeting stays with its event: the form shows it, never changes it.
   if (kind === 'meetings') values.set('event', [`/api/events/${await meetingEvent(m, id)}/`]);
@@ -328,7 +326,7 @@ export async function submitEdit(m: Exchange, { kind, routeOf }: RecordForms, ra
   const back = await formBack(m, target, values, version);
   if (back !== null) return back;
   try {
-    await updateRecord(recordWrite(m, routeOf), collection, id, () => ({ kind: 'form', fields: values }), 'replace', version);
+    await updateRecord(recordWrite(m), collection, id, () => ({ kind: 'form', fields: values }), 'replace', version);
     setNotice(m.ex.reply, m.ex.facts, `${kind}-saved`);
     return seeOther(m.ex.reply, recordPage(kind, id));
   } catch (error) {
@@ -340,8 +338,8 @@ export async function submitEdit(m: Exchange, { kind, routeOf }: RecordForms, ra
 
 /** Saved over a newer version: nothing written; the differences, what was typed, and the current version (saving again is deliberate). */
 async function conflictAnswer(m: Exchange, target: Target, values: FormValues): Promise<FastifyReply> {
-  const collection = collectionOf(target.kind);
-  const saved = await savedValues(m, target.kind, target.id!);
+  const { collection } = target;
+  const saved = await savedValues(m, collection, target.id!);
   const version = await recordVersion(db(m), collection, target.id!);
   if (saved === undefined || version === undefined) return notFoundPage(m, target.kind);
   const found = differences(collection.fields, saved, values);
@@ -367,19 +365,20 @@ async function deleteAnswer(m: Exchange, target: Target, status: number, problem
   return sendPage(m.ex.reply, status, page);
 }
 
-export async function showDelete(m: Exchange, { kind }: RecordForms, rawId: string): Promise<FastifyReply> {
-  const target = await editTarget(m, kind, rawId, 'delete');
+export async function showDelete(m: Exchange, forms: RecordForms, rawId: string): Promise<FastifyReply> {
+  const target = await editTarget(m, forms, rawId, 'delete');
   if (!('kind' in target)) return target;
   return deleteAnswer(m, target, 200, null);
 }
 
-export async function submitDelete(m: Exchange, { kind, routeOf }: RecordForms, rawId: string): Promise<FastifyReply> {
-  const target = await editTarget(m, kind, rawId, 'delete');
+export async function submitDelete(m: Exchange, forms: RecordForms, rawId: string): Promise<FastifyReply> {
+  const { kind, collection } = forms;
+  const target = await editTarget(m, forms, rawId, 'delete');
   if (!('kind' in target)) return target;
   const id = target.id!;
   const eventId = kind === 'meetings' ? await meetingEvent(m, id) : null;
   try {
-    await deleteRecord(recordWrite(m, routeOf), collectionOf(kind), id);
+    await deleteRecord(recordWrite(m), collection, id);
   } catch (error) {
     if (error instanceof ConflictError) return deleteAnswer(m, target, 409, error.message);
     return refusal(m, kind, error, `delete this ${NOUNS[kind]}`);

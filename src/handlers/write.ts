@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../drf/auth.js';
+import type { Collection } from '../drf/collections.js';
 import { parseBody } from '../drf/body.js';
-import { collections, refuseFutureTime } from '../drf/collections.js';
 import { forbidden, notFound } from '../drf/errors.js';
 import { apiUrl, type LinkStyle } from '../drf/links.js';
 import type { Resolved } from '../drf/resolve.js';
@@ -10,9 +10,10 @@ import { createRecord, deleteRecord, tokenWriter, updateRecord, type RecordWrite
 import { readFields, type ApiPathMatch } from '../drf/serializer.js';
 import { sendJson } from '../http/reply.js';
 import type { AnnouncedWrites } from '../live/writes.js';
-import { openingRecord, type OpeningInput } from '../resources/openings.js';
+import { openingRecord, type OpeningInput } from '../apps/space/openings.js';
+import { refuseFutureTime } from '../apps/space/collections.js';
 import type { RecordContext } from '../resources/record-context.js';
-import { reportDoor } from './door.js';
+import { reportDoor } from '../apps/space/handlers/door.js';
 
 /** What a write needs besides the request: the announced writes, TIME_ZONE for local times, and the API's routing for hyperlinks. */
 export interface Writing {
@@ -27,11 +28,18 @@ export interface Writing {
  * (drf/resolve.ts). Records are written by the one write path the forms share
  * (drf/record-writes.ts); the openings' POST is the door's transaction (door.ts).
  */
-export async function write(request: FastifyRequest, reply: FastifyReply, resolved: Resolved, style: LinkStyle, ctx: RecordContext, writing: Writing): Promise<FastifyReply> {
+export async function write(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  resolved: Resolved,
+  collection: Collection,
+  style: LinkStyle,
+  ctx: RecordContext,
+  writing: Writing,
+): Promise<FastifyReply> {
   const { writes, timeZone, routeOf } = writing;
   const { route } = resolved;
   const token = resolved.token as Caller;
-  const collection = collections[route.collection!];
   const nowUs = Date.now() * 1000;
   const writer = tokenWriter(token);
   const data = () => parseBody(request.headers['content-type'], request.body as Buffer | undefined);

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ResponseCache } from '../cache/response-cache.js';
 import type { DatabaseHandle } from '../db/connection.js';
-import type { SpaceLive } from '../live/space-live.js';
+import type { SpaceLive } from '../apps/space/live/space-live.js';
 import { countPendingDeliveries } from '../live/webhook-outbox.js';
 import type { AppMetrics } from '../metrics/app-metrics.js';
 import { UNKNOWN_ROUTE } from '../metrics/request-durations.js';
-import { currentSpaceState } from '../resources/openings.js';
+import { currentSpaceState } from '../apps/space/openings.js';
 
 export interface InstrumentedParts {
   database: DatabaseHandle;

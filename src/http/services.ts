@@ -4,18 +4,19 @@ import type { Representation } from '../cache/representation.js';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
 import type { FailureThrottle } from '../drf/throttle.js';
-import type { SpaceFeed } from '../live/space-feed.js';
+import type { SpaceFeed } from '../apps/space/live/space-feed.js';
 import type { AnnouncedWrites } from '../live/writes.js';
-import type { Mailer } from '../members/mail.js';
-import type { OidcClient } from '../members/oidc-client.js';
-import type { PasswordHasher } from '../members/passwords.js';
+import type { Mailer } from '../apps/users/mail.js';
+import type { OidcClient } from '../apps/users/oidc-client.js';
+import type { PasswordHasher } from '../apps/users/passwords.js';
 import type { RequestReader } from '../request/facts.js';
-import type { OpeningPositions } from '../resources/openings.js';
-import type { SpaceApiSetup } from '../spaceapi/config-file.js';
+import type { OpeningPositions } from '../apps/space/openings.js';
+import type { SpaceApiSetup } from '../apps/space/spaceapi/setup.js';
 import type { TimeFormatter } from '../time.js';
 import type { PageTimes } from '../web/format.js';
 import type { Site } from '../web/layout.js';
 
+import type { ApiPathMatch } from '../drf/serializer.js';
 /** The app's parts that routes use, made once by buildApp (app.ts) and handed to each request's Exchange. */
 export interface Services {
   readonly config: Config;
@@ -28,6 +29,8 @@ export interface Services {
   /** An e-mail address's avatar URL, remembered (drf/links.ts avatarUrls). */
   readonly avatar: (email: string) => string;
   readonly site: Site;
+  /** The API route a percent-decoded path names, among the apps that are on: hyperlinks in forms' and bodies' fields are read with it. */
+  readonly routeOf: ApiPathMatch;
   readonly feed: SpaceFeed;
   readonly writes: AnnouncedWrites;
   readonly throttle: FailureThrottle;

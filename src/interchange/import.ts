@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection.js';
-import { AUTH_MODELS, AuthModels } from './auth-models.js';
+import { AUTH_MODELS, AuthModels } from '../apps/users/interchange/auth-models.js';
 import { syncIdentities } from '../db/identities.js';
 import { FieldReader, isPk } from './field-reader.js';
 import { FieldError, ImportError, recordError, show } from './import-error.js';

@@ -1,6 +1,6 @@
 import { MODEL_TABLES, TABLES, type LinkTable, type ModelName, type ModelTable } from '../db/tables.js';
-import { EVENT_STATUSES } from '../resources/events.js';
-import { PROJECT_STATUSES } from '../resources/projects.js';
+import { EVENT_STATUSES } from '../apps/events/events.js';
+import { PROJECT_STATUSES } from '../apps/projects/projects.js';
 import type { FieldReader } from './field-reader.js';
 
 export type { LinkTable, ModelName, ModelTable };

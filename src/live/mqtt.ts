@@ -3,9 +3,9 @@ import type { IClientPublishOptions, MqttClient } from 'mqtt';
 import type { MqttSettings } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
 import { json } from '../json.js';
-import { currentSpaceState, spaceStatusRecord, type SpaceState } from '../resources/openings.js';
+import { currentSpaceState, spaceStatusRecord, type SpaceState } from '../apps/space/openings.js';
 import type { TimeFormatter } from '../time.js';
-import { reportDoor } from './door.js';
+import { reportDoor } from '../apps/space/live/door.js';
 import type { AnnouncedWrites } from './writes.js';
 
 export interface MqttLog {
@@ -112,7 +112,7 @@ export interface MqttBridgeOptions {
  * and on shutdown). With MQTT_HOMEASSISTANT, the discovery config is published on each connection.
  *
  * With MQTT_DOOR_TOPIC, the door's reports on that topic are recorded by the door's transaction
- * (live/door.ts: change-only, audited, streamed, sent to webhooks), one at a time in their order.
+ * (apps/space/live/door.ts: change-only, audited, streamed, sent to webhooks), one at a time in their order.
  *
  * Nothing here waits for the broker: publishing is fire-and-forget after the commit, and while the
  * broker is away changes are not queued (the connection publishes the state it then reads). The

@@ -1,10 +1,10 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { WebhookSettings } from '../config.js';
 import type { Db } from '../db/connection.js';
-import { spaceStatusRecord, type SpaceState } from '../resources/openings.js';
+import { spaceStatusRecord, type SpaceState } from '../apps/space/openings.js';
 import type { TimeFormatter } from '../time.js';
 import { json } from '../json.js';
-import { eventIdOf, PROCESS_ORIGIN } from './space-changes.js';
+import { eventIdOf, PROCESS_ORIGIN } from '../apps/space/live/space-changes.js';
 import {
   claimDueDeliveries,
   countPendingDeliveries,

@@ -1,7 +1,7 @@
 import type { DatabaseHandle, Db } from '../db/connection.js';
 import { writeTransaction } from '../db/write-transaction.js';
-import { currentSpaceState, type SpaceState } from '../resources/openings.js';
-import { spaceChangeSince } from './space-changes.js';
+import { currentSpaceState, type SpaceState } from '../apps/space/openings.js';
+import { spaceChangeSince } from '../apps/space/live/space-changes.js';
 
 /** What a write sees besides its transaction. */
 export interface WriteScope {

@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Config } from '../config.js';
 import type { optionsBody } from '../drf/metadata.js';
-import { DEFAULT_EVENT_ORDER } from '../resources/events.js';
-import { DEFAULT_WEEKS, MAX_WEEKS } from '../resources/opening-hours.js';
+import { DEFAULT_EVENT_ORDER } from '../apps/events/events.js';
+import { DEFAULT_WEEKS, MAX_WEEKS } from '../apps/space/opening-hours.js';
 import type { FieldMessages } from '../resources/write-errors.js';
 
 /**
@@ -15,7 +15,8 @@ import type { FieldMessages } from '../resources/write-errors.js';
 /* eslint-disable @typescript-eslint/no-explicit-any -- the document is plain JSON */
 export type Json = Record<string, any>;
 
-export type OpenApiOptions = Pick<Config, 'avatarField' | 'pageSize' | 'maxPageSize'>;
+/** What the document depends on: the avatar field's name, page sizes, and the apps that are on (APPS). */
+export type OpenApiOptions = Pick<Config, 'avatarField' | 'pageSize' | 'maxPageSize' | 'apps'>;
 
 /** The `format` values, and the suffixes that mean the same (`/api/users.json`). */
 export const FORMATS = ['json', 'api'];
@@ -64,7 +65,7 @@ export const HealthBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** The original door scripts' form (handlers/legacy-door.ts): a JSON body's values are read as text. */
+/** The original door scripts' form (apps/space/handlers/legacy-door.ts): a JSON body's values are read as text. */
 export const LegacyDoorFields = Type.Object({
   secret: Type.String({ description: 'A door or admin token' }),
   open: Type.Union([Type.Literal('0'), Type.Literal('1'), Type.Literal(0), Type.Literal(1)], { description: '1: the door opened; 0: it closed' }),

@@ -1,9 +1,11 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import packageJson from '../../package.json' with { type: 'json' };
-import { COLLECTIONS, type Collection } from '../drf/collections.js';
-import { SpaceHoursRecord } from '../resources/opening-hours.js';
-import { SpaceStatusRecord } from '../resources/openings.js';
-import { ROUTES } from '../routes/index.js';
+import type { Collection } from '../drf/collections.js';
+import { appsTurnedOn, collectionsOf } from '../http/app-declaration.js';
+import { INSTALLED_APPS } from '../installed-apps.js';
+import { SpaceHoursRecord } from '../apps/space/opening-hours.js';
+import { SpaceStatusRecord } from '../apps/space/openings.js';
+import { routeTable } from '../routes/index.js';
 import {
   ErrorBody,
   FieldErrorsBody,
@@ -20,7 +22,7 @@ import {
   type OpenApiOptions,
 } from './components.js';
 import { schemaName } from './operations.js';
-import { spaceApiSchemas } from './spaceapi-schema.js';
+import { spaceApiSchemas } from '../apps/space/openapi/spaceapi-schema.js';
 
 export type { OpenApiOptions } from './components.js';
 
@@ -37,7 +39,7 @@ export type { OpenApiOptions } from './components.js';
 const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema)) as Json;
 const closed = (schema: TSchema): Json => ({ ...plain(schema), additionalProperties: false });
 
-/** The user record under the configured avatar field's name (resources/users.ts userRecord), in the same place. */
+/** The user record under the configured avatar field's name (apps/users/users.ts userRecord), in the same place. */
 function recordSchema(collection: Collection, options: OpenApiOptions): Json {
   const schema = closed(collection.record);
   if (collection.path !== 'users' || options.avatarField === 'avatar') return schema;
@@ -61,10 +63,12 @@ const page = (record: string): Json => ({
 
 /** The document. It does not depend on the request (servers is relative), so it is built once. */
 export function openApiDocument(options: OpenApiOptions): Json {
+  const apps = appsTurnedOn(INSTALLED_APPS, options.apps);
+  const collections = collectionsOf(apps);
   const schemas: Json = {};
   // The route table's path items, in its order: what the service answers is what the document describes.
-  const paths = Object.assign({}, ...ROUTES.map((route) => route.openapi())) as Json;
-  for (const collection of COLLECTIONS) {
+  const paths = Object.assign({}, ...routeTable(apps).routes.map((route) => route.openapi())) as Json;
+  for (const collection of collections) {
     const name = schemaName(collection);
     schemas[name] = recordSchema(collection, options);
     schemas[`${name}Fields`] = plain(collection.fields);
@@ -74,8 +78,8 @@ export function openApiDocument(options: OpenApiOptions): Json {
   Object.assign(schemas, {
     ApiRoot: {
       type: 'object',
-      properties: Object.fromEntries(COLLECTIONS.map(({ path }) => [path, { type: 'string', format: 'uri' }])),
-      required: COLLECTIONS.map(({ path }) => path),
+      properties: Object.fromEntries(collections.map(({ path }) => [path, { type: 'string', format: 'uri' }])),
+      required: collections.map(({ path }) => path),
       additionalProperties: false,
     },
     SpaceStatus: closed(SpaceStatusRecord),
@@ -103,7 +107,7 @@ export function openApiDocument(options: OpenApiOptions): Json {
     servers: [{ url: '/' }],
     tags: [
       { name: 'api', description: 'The API root and this document' },
-      ...COLLECTIONS.map(({ path, viewName }) => ({ name: path, description: `The ${viewName} collection and its records` })),
+      ...collections.map(({ path, viewName }) => ({ name: path, description: `The ${viewName} collection and its records` })),
       { name: 'space', description: "The space's state: now, per hour, pushed as it changes, as SpaceAPI, and the original door route" },
       { name: 'operations', description: 'For load balancers' },
     ],

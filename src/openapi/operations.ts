@@ -35,8 +35,8 @@ interface RouteSpec {
 }
 
 /** The route's name and description as OPTIONS gives them. */
-function routeSpecName(route: RouteMatch): Pick<RouteSpec, 'name' | 'description'> {
-  const { name, description } = optionsBody(route, null);
+function routeSpecName(route: RouteMatch, collection: Collection | null = null): Pick<RouteSpec, 'name' | 'description'> {
+  const { name, description } = optionsBody(route, null, collection);
   return { name, description: description || (route.kind === 'list' ? `The ${route.collection} collection, paginated` : `One record of ${route.collection}`) };
 }
 
@@ -168,7 +168,7 @@ export function collectionPathItem(collection: Collection<CollectionPath>, metho
   const spec: RouteSpec = {
     kind: 'list',
     tag: collection.path,
-    ...routeSpecName({ kind: 'list', collection: collection.path, id: null, suffix: null }),
+    ...routeSpecName({ kind: 'list', collection: collection.path, id: null, suffix: null }, collection),
     get: { description: 'A page of the collection', content: jsonOrHtml(ref(`${name}Page`)), cached: true },
     parameters: [parameter('page'), parameter('page_size'), ...(LIST_QUERY[collection.path] ?? [])],
     optionalToken: true,
@@ -183,7 +183,7 @@ export function recordPathItem(collection: Collection<CollectionPath>, methods: 
   const spec: RouteSpec = {
     kind: 'detail',
     tag: collection.path,
-    ...routeSpecName({ kind: 'detail', collection: collection.path, id: '1', suffix: null }),
+    ...routeSpecName({ kind: 'detail', collection: collection.path, id: '1', suffix: null }, collection),
     get: { description: 'The record, as in the list', content: jsonOrHtml(ref(name)), cached: true },
     optionalToken: true,
     write: (method) => writeOperation(collection, name, 'detail', method),

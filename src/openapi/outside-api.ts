@@ -1,6 +1,6 @@
-import { SPACEAPI_MAX_AGE_SECONDS } from '../spaceapi/document.js';
+import { SPACEAPI_MAX_AGE_SECONDS } from '../apps/space/spaceapi/document.js';
 import { ETAG, ref, refs, RETRY_AFTER, type Json } from './components.js';
-import { SPACEAPI_SCHEMA_NAME, SPACEAPI_VERSION } from './spaceapi-schema.js';
+import { SPACEAPI_SCHEMA_NAME, SPACEAPI_VERSION } from '../apps/space/openapi/spaceapi-schema.js';
 
 /** The path items of the routes outside `/api/`: SpaceAPI, the health check, the original door scripts' route. */
 function outsideApiItems() {

@@ -6,7 +6,7 @@ import { baseUrlOf } from '../drf/links.js';
 import { preferredMedia, type Media } from '../drf/negotiation.js';
 import { sortedQuery, type QueryPair } from '../drf/query.js';
 import { parseTarget, type Target } from '../drf/request.js';
-import type { MemberSession } from '../members/sessions.js';
+import type { MemberSession } from '../apps/users/sessions.js';
 import { hashSecret } from '../resources/tokens.js';
 import { cookieName, cookieValue, isHttps } from './cookies.js';
 import { forwardedOrigin, proxyTrust } from './proxy-trust.js';
@@ -32,7 +32,7 @@ export class RequestFacts {
   versions: Promise<VersionSnapshot> | undefined = undefined;
   /** A token the fast path could not vouch for (cache/known-tokens.ts). */
   tokenCheck: TokenCheck | undefined = undefined;
-  /** The member the session cookie names, once a handler looked it up (handlers/viewer.ts): null for none, undefined before. */
+  /** The member the session cookie names, once a handler looked it up (apps/users/handlers/viewer.ts): null for none, undefined before. */
   viewer: MemberSession | null | undefined = undefined;
 
   constructor(

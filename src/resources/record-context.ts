@@ -1,4 +1,4 @@
-import type { OpeningPositions } from './opening-positions.js';
+import type { OpeningPositions } from '../apps/space/opening-positions.js';
 /**
  * What a record needs to know about the request that reads it: how to spell hyperlinks (base URL
  * and format), times (zone) and avatars. Built once per request by the HTTP layer (or by any

@@ -1,6 +1,7 @@
-import { COLLECTIONS, type Collection, type CollectionPath } from '../drf/collections.js';
+import type { Collection } from '../drf/collections.js';
 import { STREAM_VARY, VARY } from '../drf/headers.js';
 import type { Resolved } from '../drf/resolve.js';
+import type { ApiPathMatch } from '../drf/serializer.js';
 import { apiPattern, type RouteKind, type RouteMatch } from '../drf/routes.js';
 import { answerApi, checkApi, type ApiRoute } from '../handlers/api.js';
 import { declareRoute, type Route } from '../http/route.js';
@@ -32,7 +33,7 @@ const KINDS: Record<RouteKind, ApiKind> = {
   status: { methods: READ, vary: VARY, path: () => ({ pattern: apiPattern('space/status'), template: '/api/space/status/' }) },
   // The share of time the space was open per weekday and hour: `/api/space/hours/`.
   hours: { methods: READ, vary: VARY, path: () => ({ pattern: apiPattern('space/hours'), template: '/api/space/hours/' }) },
-  // Server-Sent Events (handlers/stream.ts): no format suffix; it negotiates its own media type.
+  // Server-Sent Events (apps/space/handlers/stream.ts): no format suffix; it negotiates its own media type.
   stream: { methods: READ, vary: STREAM_VARY, path: () => ({ pattern: apiPattern('space/stream', { suffixes: false }), template: '/api/space/stream/' }) },
   // The API described in OpenAPI 3.1 (openapi/document.ts); not listed in the root.
   schema: { methods: READ, vary: VARY, path: () => ({ pattern: apiPattern('schema'), template: '/api/schema/' }) },
@@ -51,7 +52,7 @@ class ApiPath {
 
   constructor(
     readonly kind: RouteKind,
-    readonly collection: Collection<CollectionPath> | null,
+    readonly collection: Collection | null,
   ) {
     ({ pattern: this.pattern, template: this.template } = KINDS[kind].path(collection?.path ?? ''));
   }
@@ -64,22 +65,27 @@ class ApiPath {
   }
 }
 
-const API_PATHS: readonly ApiPath[] = [
-  new ApiPath('root', null),
-  ...COLLECTIONS.flatMap((collection) => [new ApiPath('list', collection), new ApiPath('detail', collection)]),
-  new ApiPath('status', null),
-  new ApiPath('hours', null),
-  new ApiPath('stream', null),
-  new ApiPath('schema', null),
-];
+/** The API's paths for these collections, in the order they are tried. */
+function apiPaths(collections: readonly Collection[]): readonly ApiPath[] {
+  return [
+    new ApiPath('root', null),
+    ...collections.flatMap((collection) => [new ApiPath('list', collection), new ApiPath('detail', collection)]),
+    new ApiPath('status', null),
+    new ApiPath('hours', null),
+    new ApiPath('stream', null),
+    new ApiPath('schema', null),
+  ];
+}
 
-/** The API route a percent-decoded path names (hyperlinked relations in bodies are read with it). */
-export function matchApiPath(decodedPath: string): RouteMatch | null {
-  for (const path of API_PATHS) {
-    const params = path.params(decodedPath);
-    if (params !== null) return params;
-  }
-  return null;
+/** The API route a percent-decoded path names among these paths (hyperlinked relations in bodies are read with it). */
+function matcherOf(paths: readonly ApiPath[]): ApiPathMatch {
+  return (decodedPath) => {
+    for (const path of paths) {
+      const params = path.params(decodedPath);
+      if (params !== null) return params;
+    }
+    return null;
+  };
 }
 
 /** The OpenAPI path item of an API path, with its methods. */
@@ -88,12 +94,14 @@ function pathItemOf({ kind, collection }: ApiPath, methods: readonly string[]): 
   return kind === 'stream' ? streamPathItem(methods) : singlePathItem(kind as 'root' | 'status' | 'hours' | 'schema', methods);
 }
 
-function apiRoute(path: ApiPath): Route {
+function apiRoute(path: ApiPath, routeOf: ApiPathMatch, root: readonly Collection[]): Route {
   const { methods, vary } = KINDS[path.kind];
   const api: ApiRoute = {
     headers: Object.freeze({ allow: methods.join(', '), vary }),
     writeMethods: new Set(methods.filter((method) => WRITES.has(method))),
-    routeOf: matchApiPath,
+    routeOf,
+    collection: path.collection,
+    root,
   };
   return declareRoute<RouteMatch, Resolved>({
     name: path.collection === null ? path.kind : `${path.collection.path} ${path.kind}`,
@@ -107,4 +115,14 @@ function apiRoute(path: ApiPath): Route {
   });
 }
 
-export const API_ROUTES: readonly Route[] = API_PATHS.map(apiRoute);
+/** The API of these collections (the apps' that are on, in the root's order): its routes, and the match of its paths. */
+export interface Api {
+  readonly routes: readonly Route[];
+  readonly routeOf: ApiPathMatch;
+}
+
+export function apiOf(collections: readonly Collection[]): Api {
+  const paths = apiPaths(collections);
+  const routeOf = matcherOf(paths);
+  return { routes: paths.map((path) => apiRoute(path, routeOf, collections)), routeOf };
+}

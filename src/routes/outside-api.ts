@@ -1,7 +1,7 @@
 import { answerAsset } from '../handlers/assets.js';
 import { answerHealth } from '../handlers/health.js';
-import { answerLegacyDoor } from '../handlers/legacy-door.js';
-import { answerSpaceApi } from '../handlers/spaceapi.js';
+import { answerLegacyDoor } from '../apps/space/handlers/legacy-door.js';
+import { answerSpaceApi } from '../apps/space/handlers/spaceapi.js';
 import { declareRoute, fixedPaths, type Route } from '../http/route.js';
 import { healthPathItem, legacyDoorPathItem, spaceApiPathItem } from '../openapi/outside-api.js';
 import { ASSET_PREFIX } from '../web/assets.js';

@@ -1,24 +1,22 @@
 import { showDelete, showEdit, showNew, submitDelete, submitEdit, submitNew, type RecordForms } from '../handlers/record-forms.js';
-import { memberPage } from '../handlers/member-pages.js';
+import { memberPage } from '../apps/users/handlers/member-pages.js';
+import type { Collection } from '../drf/collections.js';
 import { fixedPaths, type Route, type RoutePath } from '../http/route.js';
 import type { RecordKind } from '../web/record-forms.js';
-import { matchApiPath } from './api.js';
 
 /**
  * The members' forms for projects, events and meetings (members.md §4): `/<kind>/new/` (a
  * meeting's: `/meetings/new/?event=<id>`), `/<kind>/<id>/edit/` and `/<kind>/<id>/delete/`. Before
  * the record pages in the route table: `/projects/new/` is no project's page.
  */
-const KINDS: readonly RecordKind[] = ['projects', 'events', 'meetings'];
-
 /** The id part of `/<kind>/<id>/<action>/`, as typed (the handler reads it: a 404 page for anything but a record's id). */
 function recordPath(kind: RecordKind, action: 'edit' | 'delete') {
   const pattern = new RegExp(`^/${kind}/([^/]{1,40})/${action}/$`);
   return ({ raw }: RoutePath): string | null => pattern.exec(raw)?.[1] ?? null;
 }
 
-function formRoutes(kind: RecordKind): Route[] {
-  const forms: RecordForms = { kind, routeOf: matchApiPath };
+export function formRoutes(kind: RecordKind, collection: Collection): Route[] {
+  const forms: RecordForms = { kind, collection };
   const post = (m: { ex: { facts: { method: string } } }) => m.ex.facts.method === 'POST';
   return [
     memberPage({
@@ -47,5 +45,3 @@ function formRoutes(kind: RecordKind): Route[] {
     }),
   ];
 }
-
-export const RECORD_FORM_ROUTES: readonly Route[] = KINDS.flatMap(formRoutes);

@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection.js';
-import { openingHours, DEFAULT_WEEKS } from '../resources/opening-hours.js';
-import { currentSpaceState, type SpaceState } from '../resources/openings.js';
+import { openingHours, DEFAULT_WEEKS } from '../apps/space/opening-hours.js';
+import { currentSpaceState, type SpaceState } from '../apps/space/openings.js';
 import {
   eventsInterestingTo,
   memberCounts,
@@ -13,7 +13,7 @@ import {
   type ProjectSummary,
 } from '../resources/overview.js';
 import { DAY_MS, daysSince, STALE_DAYS, type PageTimes } from './format.js';
-import { openingHoursSection } from './heatmap.js';
+import { openingHoursSection } from '../apps/space/web/heatmap.js';
 import { html, type Html } from './html.js';
 import { layout } from './layout.js';
 import { eventItem, projectGroups } from './lists.js';

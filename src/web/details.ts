@@ -1,5 +1,5 @@
-import { powersOver, type RecordKind, type RecordPowers } from '../members/rights.js';
-import { isInterested, isParticipant } from '../members/taking-part.js';
+import { powersOver, type RecordKind, type RecordPowers } from '../apps/users/rights.js';
+import { isInterested, isParticipant } from '../apps/users/taking-part.js';
 import { eventPage, interestedIn, meetingPage, memberPage, projectPage, type UserName } from '../resources/overview.js';
 import { CSRF_FIELD } from '../request/csrf.js';
 import { loginUrl } from '../request/next-path.js';

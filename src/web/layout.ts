@@ -18,10 +18,20 @@ export const HTML_TYPE = 'text/html; charset=utf-8';
 export interface Site {
   name: string;
   assets: Assets;
+  /** The site's navigation, from the apps that are on (http/app-declaration.ts). */
+  links: readonly NavLink[];
   /** The navigation's account part; a visitor's (with no way back) when absent. */
   nav?: AccountNav;
   /** A short confirmation for the member after a form (members.md §4), shown once at the top of the page. */
   notice?: string | null;
+}
+
+/** A link of the site's navigation; `order` places it among the apps' links. A calendar feed's link is also every page's alternate, under its `calendar` title. */
+export interface NavLink {
+  readonly href: string;
+  readonly label: string;
+  readonly order: number;
+  readonly calendar?: string;
 }
 
 /**
@@ -72,14 +82,20 @@ export function layout(site: Site, { title, main, script, mainClass }: PageParts
 <title>${title} · ${site.name}</title>
 <link rel="stylesheet" href="${site.assets.url('style.css')}">
 <link rel="icon" type="image/svg+xml" href="${site.assets.url('icon.svg')}">
-<link rel="alternate" type="text/calendar" title="Events" href="/events.ics">
-${scripts(site, script)}
+${site.links.flatMap((link) =>
+  link.calendar === undefined
+    ? []
+    : [
+        html`<link rel="alternate" type="text/calendar" title="${link.calendar}" href="${link.href}">
+`,
+      ],
+)}${scripts(site, script)}
 </head>
 <body>
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="site-header">
 <a class="site-name" href="/">${site.name}</a>
-<nav aria-label="Site"><ul><li><a href="/">Dashboard</a></li><li><a href="/projects/">Projects</a></li><li><a href="/events/">Events</a></li><li><a href="/api/">API</a></li><li><a href="/api/docs/">API reference</a></li><li><a href="/events.ics">Calendar</a></li></ul>${accountNav(site.nav)}</nav>
+<nav aria-label="Site"><ul>${site.links.map((link) => html`<li><a href="${link.href}">${link.label}</a></li>`)}</ul>${accountNav(site.nav)}</nav>
 </header>
 <main id="main"${mainClass ? html` class="${mainClass}"` : ''}>
 ${

@@ -1,5 +1,5 @@
 import { lastValue } from '../drf/query.js';
-import { rightsOf, type Right } from '../members/rights.js';
+import { rightsOf, type Right } from '../apps/users/rights.js';
 import { EVENT_LIST_PARTS, eventListing, projectSummaries, type EventListPart, type EventSummary, type ProjectSummary } from '../resources/overview.js';
 import type { PageTimes } from './format.js';
 import { html, type Html } from './html.js';

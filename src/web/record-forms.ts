@@ -1,5 +1,5 @@
 import type { TObject } from '@sinclair/typebox';
-import type { MemberChoice } from '../members/member-choice.js';
+import type { MemberChoice } from '../apps/users/member-choice.js';
 import { CSRF_FIELD } from '../request/csrf.js';
 import { formFields, memberIdOf, type Difference, type FieldShape, type FormValues } from './form-values.js';
 import { html, type Html } from './html.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Db } from '../../src/db/connection.js';
-import { PasswordHasher } from '../../src/members/passwords.js';
+import { PasswordHasher } from '../../src/apps/users/passwords.js';
 import { request, type HttpResponse } from './http.js';
 
 /** PBKDF2 iterations for test passwords (PASSWORD_ITERATIONS=1000 in the servers tests start): fast, and still the real hasher. */

@@ -4,6 +4,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { configFrom, type AvatarField } from '../../src/config.js';
 import { decodePath } from '../../src/drf/routes.js';
+import { INSTALLED_APPS } from '../../src/installed-apps.js';
 import { openApiDocument } from '../../src/openapi/document.js';
 
 /**
@@ -164,9 +165,19 @@ function decoded({ headers, bytes }: Answer): Buffer {
 
 let checks: DocumentCheck[] | undefined;
 
-/** The documents the service can serve, one per AVATAR_FIELD, built once per test process. */
+/** APPS: every app on, and each app a space may turn off, turned off alone (test/apps/installed-apps.test.ts). */
+const APP_CHOICES: Record<string, string>[] = [
+  {},
+  ...INSTALLED_APPS.filter((app) => app.optional).map((off) => ({
+    APPS: INSTALLED_APPS.filter((app) => app !== off)
+      .map((app) => app.name)
+      .join(','),
+  })),
+];
+
+/** The documents the service can serve, one per AVATAR_FIELD and choice of apps, built once per test process. */
 export function servedDocuments(): DocumentCheck[] {
-  checks ??= AVATAR_FIELDS.map((field) => new DocumentCheck(openApiDocument(configFrom({ AVATAR_FIELD: field }))));
+  checks ??= AVATAR_FIELDS.flatMap((field) => APP_CHOICES.map((apps) => new DocumentCheck(openApiDocument(configFrom({ AVATAR_FIELD: field, ...apps })))));
   return checks;
 }
 

@@ -9,8 +9,8 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/connection.js';
 import { migrateToLatest } from '../../src/db/migrations.js';
 import pg from 'pg';
 import { importRecords } from '../../src/interchange/import.js';
-import type { MailerOptions } from '../../src/members/mail.js';
-import type { DiscoveryTiming } from '../../src/members/oidc-client.js';
+import type { MailerOptions } from '../../src/apps/users/mail.js';
+import type { DiscoveryTiming } from '../../src/apps/users/oidc-client.js';
 
 /** The sample dumpdata fixture, kept in the repository so that the suite runs from any checkout. */
 export const SAMPLE_FIXTURE = path.resolve(import.meta.dirname, '../fixtures/sample-dumpdata.json');

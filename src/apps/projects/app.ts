@@ -1,0 +1,37 @@
+import type { AppDeclaration } from '../../http/app-declaration.js';
+import { originalPaths, originalRecordAddress } from '../../routes/original-addresses.js';
+import { detailRoute, pageRoute, PAGE_HEADERS, pattern } from '../../routes/pages.js';
+import { formRoutes } from '../../routes/record-forms.js';
+import { HTML_TYPE } from '../../web/layout.js';
+import { projectListPage } from '../../web/lists.js';
+import { takingPartRoutes } from '../users/index.js';
+import { PROJECTS } from './collections.js';
+
+/**
+ * The projects (members.md §4): what members build, its maintainer and participants,
+ * `/api/projects/`, the list, the pages and the forms. The original's `projects` app. Its declaration.
+ */
+export const projectsApp: AppDeclaration = {
+  name: 'projects',
+  needs: ['users'],
+  optional: true,
+  collections: [PROJECTS],
+  routes: [
+    // The original's addresses of the pages and forms (members.md §4), each a 301 to ours.
+    originalPaths('original new project', ['/projects/add', '/projects/add/'], '/projects/new/'),
+    originalRecordAddress('original project edit', '/projects/edit', (id) => `/projects/${id}/edit/`),
+    originalRecordAddress('original project join', '/projects/participe', (id) => `/projects/${id}/`),
+    originalRecordAddress('original project leave', '/projects/noparticipe', (id) => `/projects/${id}/`),
+    // The forms before the pages: `/projects/new/` is no project's page.
+    ...formRoutes('projects', PROJECTS),
+    pageRoute('projects', '/projects/', pattern(/^\/projects\/$/), {
+      reads: ['projects', 'users'],
+      type: HTML_TYPE,
+      headers: PAGE_HEADERS,
+      build: (ctx) => projectListPage(ctx),
+    }),
+    detailRoute('projects', PROJECTS.reads),
+    ...takingPartRoutes('projects'),
+  ],
+  nav: [{ href: '/projects/', label: 'Projects', order: 10 }],
+};

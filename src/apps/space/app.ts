@@ -1,0 +1,16 @@
+import type { AppDeclaration } from '../../http/app-declaration.js';
+import { OPENINGS } from './collections.js';
+
+/**
+ * The space (web.md, api-contract.md): its openings and status, the door, the live state,
+ * `/spaceapi.json`. The original's `space` app. Its declaration.
+ */
+export const spaceApp: AppDeclaration = {
+  name: 'space',
+  // The SpaceAPI document names the key holders who show their names.
+  needs: ['users'],
+  optional: false,
+  collections: [OPENINGS],
+  routes: [],
+  nav: [],
+};

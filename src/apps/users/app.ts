@@ -1,0 +1,33 @@
+import type { AppDeclaration } from '../../http/app-declaration.js';
+import type { Route } from '../../http/route.js';
+import { detailRoute } from '../../routes/pages.js';
+import { USERS } from './collections.js';
+import { ACCOUNT_ROUTES } from './routes/accounts.js';
+import { ADMIN_ROUTES } from './routes/admin.js';
+import { originalMemberAddress } from './routes/original-member.js';
+
+/**
+ * The members (members.md): accounts, sessions, rights, passkeys, single sign-on, tokens, the
+ * superusers' admin pages, `/api/users/`. The original's `users` app. Its declaration: what other
+ * apps may use of it is in index.ts.
+ */
+
+const NAMED_ROUTES: readonly Route[] = [
+  // A member's page names the projects they maintain or take part in.
+  detailRoute('members', [...USERS.reads, 'projects', 'project_participants']),
+  ...ACCOUNT_ROUTES,
+  ...ADMIN_ROUTES,
+];
+
+/** The names of our `/accounts/<name>/…` pages: `/accounts/login` stays a redirect to `/accounts/login/`, not a member named "login". */
+const ACCOUNT_PAGE_NAMES = new Set(NAMED_ROUTES.flatMap((route) => /^\/accounts\/([^/{]+)\//.exec(route.template)?.[1] ?? []));
+
+export const usersApp: AppDeclaration = {
+  name: 'users',
+  needs: [],
+  optional: false,
+  collections: [USERS],
+  // The original's `/accounts/<username>` last: any page of ours under `/accounts/` wins.
+  routes: [...NAMED_ROUTES, originalMemberAddress(ACCOUNT_PAGE_NAMES)],
+  nav: [],
+};

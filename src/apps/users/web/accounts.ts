@@ -1,0 +1,109 @@
+import { CSRF_FIELD } from '../../../request/csrf.js';
+import { html, type Html } from '../../../web/html.js';
+import { layout, type Site } from '../../../web/layout.js';
+
+/** The pages of logging in and out (members.md §2), and the short pages a member's form may answer with. */
+
+/** Where the login page's script asks for a passkey login's options, and where it posts the answer. */
+export const PASSKEY_LOGIN_OPTIONS_PATH = '/accounts/passkey/login/options/';
+export const PASSKEY_LOGIN_PATH = '/accounts/passkey/login/';
+
+/** What the login form shows: the typed username (never the password), where to go after, and why it is shown again. */
+export interface LoginForm {
+  csrf: string;
+  username: string;
+  /** `next`, already checked (request/next-path.ts). */
+  next: string;
+  /** Why the form is shown again ("Wrong username or password."), or null. */
+  error: Html | string | null;
+  /** No superuser exists yet: say how to make the first one. */
+  noSuperuser: boolean;
+  /** The member already logged in, if any. */
+  loggedInAs: string | null;
+  /** PASSWORD_LOGIN: the password form is shown. */
+  passwordLogin: boolean;
+  /** Single sign-on's button: the provider's name (OIDC_NAME); null without a provider. */
+  oidcName: string | null;
+  /** PASSKEYS: the passkey button is offered. */
+  passkeys: boolean;
+}
+
+export function loginPage(site: Site, form: LoginForm): Buffer {
+  const main = html`<section class="account-form" aria-labelledby="login-heading">
+<h1 id="login-heading">Log in</h1>
+${form.loggedInAs !== null ? html`<p class="notice">You are logged in as ${form.loggedInAs}. Logging in again replaces that session.</p>` : ''}
+${form.error !== null ? html`<p class="form-error" role="alert" id="login-error">${form.error}</p>` : ''}
+<div class="login-choices">
+${form.oidcName === null ? '' : html`<p class="buttons"><a id="oidc-login" class="button" href="${oidcLoginPath(form.next)}">Log in with ${form.oidcName}</a></p>`}
+${form.passkeys ? passkeyForm(form) : ''}
+</div>
+${form.passwordLogin ? passwordForm(form) : ''}
+${
+  form.noSuperuser
+    ? html`<aside class="notice" aria-labelledby="first-superuser-heading"><h2 id="first-superuser-heading">A new installation</h2>
+<p>No member can manage this site yet. Make the first superuser from the command line, on the server:</p>
+<pre><code>hackerspace-api user create NAME --email ADDRESS --superuser</code></pre>
+<p>It prints a link to set their password. The log of <code>serve</code> also shows a one-time link that creates the first superuser.</p></aside>`
+    : ''
+}
+</section>`;
+  return layout(site, { title: 'Log in', main, script: form.passkeys ? 'passkeys' : undefined });
+}
+
+/**
+ * "Log in with a passkey": assets/passkeys.js asks for a challenge, lets the browser offer the
+ * site's passkeys (discoverable: no username typed) and sends the answer in `credential`. Hidden
+ * and disabled (Enter sends nothing) until the script finds a browser that has passkeys.
+ */
+function passkeyForm(form: LoginForm): Html {
+  return html`<form method="post" action="${PASSKEY_LOGIN_PATH}" class="passkey-login" data-passkey="login" data-options="${PASSKEY_LOGIN_OPTIONS_PATH}">
+<input type="hidden" name="${CSRF_FIELD}" value="${form.csrf}">
+<input type="hidden" name="next" value="${form.next}">
+<input type="hidden" name="credential" value="">
+<p class="passkey-status" role="status"></p>
+<p class="buttons"><button type="submit" id="passkey-login" hidden disabled>Log in with a passkey</button></p>
+</form>`;
+}
+
+/** Where single sign-on begins, with `next` carried along. */
+function oidcLoginPath(next: string): string {
+  return next === '/' ? '/accounts/oidc/login/' : `/accounts/oidc/login/?next=${encodeURIComponent(next)}`;
+}
+
+function passwordForm(form: LoginForm): Html {
+  return html`${form.oidcName === null ? '' : html`<h2 id="password-login-heading">Or with your password</h2>`}
+<form method="post" action="/accounts/login/" class="stacked"${form.error !== null ? html` aria-describedby="login-error"` : ''}>
+<input type="hidden" name="${CSRF_FIELD}" value="${form.csrf}">
+<input type="hidden" name="next" value="${form.next}">
+<p><label for="username">Username or e-mail address</label>
+<input id="username" name="username" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required value="${form.username}"${form.error !== null || form.username === '' ? html` autofocus` : ''}></p>
+<p><label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required></p>
+<p><button type="submit">Log in</button></p>
+</form>`;
+}
+
+/** `GET /accounts/logout/`: the button, never the logging out itself (a link or a prefetch must not log anyone out). */
+export function logoutPage(site: Site, member: { name: string; csrf: string } | null): Buffer {
+  const main =
+    member === null
+      ? html`<section class="account-form" aria-labelledby="logout-heading"><h1 id="logout-heading">Log out</h1>
+<p>You are not logged in. <a href="/accounts/login/">Log in</a>.</p></section>`
+      : html`<section class="account-form" aria-labelledby="logout-heading"><h1 id="logout-heading">Log out</h1>
+<p>You are logged in as ${member.name}.</p>
+<form method="post" action="/accounts/logout/" class="stacked">
+<input type="hidden" name="${CSRF_FIELD}" value="${member.csrf}">
+<p><button type="submit">Log out</button></p>
+</form></section>`;
+  return layout(site, { title: 'Log out', main });
+}
+
+/** A short page for an answer that is not the page asked for: a refused form, a wait, a bad request. */
+export function messagePage(site: Site, { title, message }: { title: string; message: Html | string }): Buffer {
+  const main = html`<section class="message" aria-labelledby="message-heading">
+<h1 id="message-heading">${title}</h1>
+<p>${message}</p>
+<p><a href="/">Back to the dashboard</a></p>
+</section>`;
+  return layout(site, { title, main });
+}

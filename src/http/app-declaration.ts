@@ -1,0 +1,55 @@
+import { ConfigError } from '../config.js';
+import type { Collection } from '../drf/collections.js';
+import type { NavLink } from '../web/layout.js';
+import type { Route } from './route.js';
+
+/**
+ * One app of the community (apps.md), as it declares itself in its public module
+ * (`src/apps/<app>/index.ts`): the counterpart of a Django app's `AppConfig` and `urls.py`. The
+ * installed list (src/installed-apps.ts) gathers them; the route table, the API root, the
+ * OpenAPI document and the navigation are derived from it. The machinery reads declarations and
+ * knows no app by name.
+ */
+export interface AppDeclaration {
+  /** Its name, as APPS spells it: the original's Django app label where there is one. */
+  readonly name: string;
+  /** The apps it needs: installed with it, and on whenever it is. */
+  readonly needs: readonly string[];
+  /** False for the apps a space cannot turn off. */
+  readonly optional: boolean;
+  /** Its API collections (`/api/<path>/`), each listed in the API root at its `rootOrder`. */
+  readonly collections: readonly Collection[];
+  /** Its routes outside the API's collections, in the order the router tries them. */
+  readonly routes: readonly Route[];
+  /** Its links in the site's navigation. */
+  readonly nav: readonly NavLink[];
+}
+
+/**
+ * The apps that are on, in the installed order: those APPS names (all when unset) and those that
+ * cannot be turned off. An unknown name, or an app on without one it needs, is a ConfigError:
+ * the operator learns it at start, not from a 404.
+ */
+export function appsTurnedOn(installed: readonly AppDeclaration[], wanted: readonly string[] | null): readonly AppDeclaration[] {
+  if (wanted === null) return installed;
+  const names = new Set(installed.map((app) => app.name));
+  const unknown = wanted.find((name) => !names.has(name));
+  if (unknown !== undefined) throw new ConfigError('APPS', `no app is named ${JSON.stringify(unknown)}: the installed apps are ${[...names].join(', ')}`);
+  const on = installed.filter((app) => !app.optional || wanted.includes(app.name));
+  const onNames = new Set(on.map((app) => app.name));
+  for (const app of on) {
+    const missing = app.needs.find((need) => !onNames.has(need));
+    if (missing !== undefined) throw new ConfigError('APPS', `${app.name} needs ${missing}: add ${missing} to APPS or leave ${app.name} out`);
+  }
+  return on;
+}
+
+/** The collections of these apps, in the API root's order. */
+export function collectionsOf(apps: readonly AppDeclaration[]): readonly Collection[] {
+  return apps.flatMap((app) => app.collections).sort((a, b) => a.rootOrder - b.rootOrder);
+}
+
+/** The site's navigation: its own links and those of these apps, in their order. */
+export function siteLinksOf(own: readonly NavLink[], apps: readonly AppDeclaration[]): readonly NavLink[] {
+  return [...own, ...apps.flatMap((app) => app.nav)].sort((a, b) => a.order - b.order);
+}

@@ -1,0 +1,15 @@
+import { eventsApp } from './apps/events/app.js';
+import { projectsApp } from './apps/projects/app.js';
+import { spaceApp } from './apps/space/app.js';
+import { usersApp } from './apps/users/app.js';
+import { collectionsOf, type AppDeclaration } from './http/app-declaration.js';
+
+/**
+ * The installed apps (apps.md), Django's INSTALLED_APPS: each app after those it needs. The
+ * route table, the API root, the OpenAPI document and the navigation are derived from this list,
+ * narrowed by APPS to the apps that are on. Adding an app is one folder and one line here.
+ */
+export const INSTALLED_APPS: readonly AppDeclaration[] = [usersApp, spaceApp, projectsApp, eventsApp];
+
+/** The collections of every installed app, in the API root's order (what the API serves with every app on). */
+export const INSTALLED_COLLECTIONS = collectionsOf(INSTALLED_APPS);
