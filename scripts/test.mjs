@@ -65,6 +65,7 @@ function runSuite(engine, extraEnv = {}) {
   process.stdout.write(`\n# ---- test suite on ${engine} ----\n`);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'hackerspace-api-test-summary-'));
   const tapFile = path.join(dir, 'summary.tap');
+  const started = Date.now();
   try {
     // The usual reporter on stdout (spec on a terminal, TAP otherwise), and TAP to a file for the counts.
     const reporters = [
@@ -93,10 +94,17 @@ function runSuite(engine, extraEnv = {}) {
         status ||= 1;
       }
     }
+    process.stdout.write(`# ${engine} wall time: ${minutes(Date.now() - started)}\n`);
     return { status, summary };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A duration as `12 min 34 s`: each engine's suite says how long it took (apps.md: under 40 minutes both). */
+function minutes(ms) {
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
 async function withPostgresDatabase(run) {

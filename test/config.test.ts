@@ -90,11 +90,13 @@ describe('configuration from the environment', () => {
       OIDC_CREATE_MEMBERS: 'true',
       PASSWORD_LOGIN: 'false',
       PASSKEYS: 'false',
+      APPS: ' events , users,events ',
     });
     assert.deepEqual(
       { ...config },
       {
         database: { engine: 'sqlite', path: '/tmp/x/db.sqlite' },
+        apps: ['events', 'users'],
         host: '0.0.0.0',
         port: 9000,
         publicUrl: 'https://space.example.org/incubator',
