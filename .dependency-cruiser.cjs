@@ -122,7 +122,7 @@ module.exports = {
       comment:
         "A migration spells out the tables it touches as they were then: src/db/migrations.ts may not import today's declarations (tables.ts, schema.ts, table-versions.ts).",
       severity: 'error',
-      from: { path: '^src/db/migrations\\.ts$' },
+      from: { path: '^src/(db|apps/[^/]+)/migrations\\.ts$' },
       to: { path: '^src/db/(tables|schema|table-versions)\\.ts$' },
     },
     layer('resources-no-upward', 'src/resources/ may import only base, db/ and itself.', RESOURCES, [BASE, DB, RESOURCES, APPS]),

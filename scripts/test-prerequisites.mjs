@@ -4,7 +4,7 @@
 //   node scripts/test-prerequisites.mjs [sqlite|postgres]...       (default: both)
 //
 // - Debian packages: Chromium (test/web-browser.test.ts), nginx (test/nginx.test.ts), Mosquitto
-//   (test/mqtt.test.ts), Django with bcrypt and argon2 (test/django-passwords.test.ts), and
+//   (test/mqtt.test.ts), Django with bcrypt and argon2 (test/apps/users/django-passwords.test.ts), and
 //   requests when ORIGINAL_SOURCE is set (test/original-loaddata.test.ts). As root, the missing ones are installed with apt-get;
 //   otherwise, or when apt-get fails, it exits 1 with the one command that installs them.
 // - PostgreSQL, when the engines include postgres: the local cluster is started when it is down.
@@ -76,7 +76,7 @@ async function waitFor(ready) {
 
 function missingPackages() {
   const missing = PACKAGES.filter((p) => !isExecutable(root + p.path)).map((p) => p.name);
-  // test/django-passwords.test.ts checks our hashes and rights with Django's own check_password
+  // test/apps/users/django-passwords.test.ts checks our hashes and rights with Django's own check_password
   // and has_perm, with the hashers the original may use (bcrypt, argon2).
   if (spawnSync(PYTHON, ['-c', 'import django, bcrypt, argon2'], { stdio: 'ignore' }).status !== 0) missing.push('python3-django', 'python3-bcrypt', 'python3-argon2');
   // test/original-loaddata.test.ts runs the original's loaddata only when ORIGINAL_SOURCE names its source.

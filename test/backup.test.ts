@@ -9,7 +9,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { configFrom } from '../src/config.js';
 import { openDatabase, type Db } from '../src/db/connection.js';
-import { migrateToLatest } from '../src/db/migrations.js';
+import { migrate as migrateToLatest } from '../src/installed-apps.js';
 import { importRecords } from '../src/interchange/import.js';
 import { request } from './support/http.js';
 import { BIN, freePort, killAll, startService, waitUntilServing, type Service } from './support/processes.js';

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { Migrator, type Kysely } from 'kysely';
 import type { Db } from '../src/db/connection.js';
-import { migrateToLatest, migrations } from '../src/db/migrations.js';
+import { INSTALLED_MIGRATIONS as migrations, migrate as migrateToLatest } from '../src/installed-apps.js';
 import { demoRecords } from '../src/demo/generate.js';
 import { exportFixture } from '../src/interchange/export.js';
 import { importRecords } from '../src/interchange/import.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import type { DatabaseTarget } from '../config.js';
 import { openDatabase, type DatabaseHandle } from '../db/connection.js';
-import { migrateToLatest } from '../db/migrations.js';
+import { migrateToLatest, type MigrationSet } from '../db/migrations.js';
 import { describeUrl } from '../db/postgres-url.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { BackupError } from './backup-error.js';
@@ -31,7 +31,7 @@ export interface BackupResult {
  * installed, else as an SQLite file copied from one REPEATABLE READ snapshot. The copy is written
  * beside `file` and renamed when complete: a failure leaves no partial file under that name.
  */
-export async function backupDatabase(target: DatabaseTarget, file: string, format: BackupFormat): Promise<BackupResult> {
+export async function backupDatabase(target: DatabaseTarget, file: string, format: BackupFormat, migrations: MigrationSet): Promise<BackupResult> {
   checkTargetDirectory(file);
   if (target.engine === 'sqlite') {
     if (format === 'pg_dump') throw new BackupError('--format pg_dump is for PostgreSQL: DATABASE_URL is an SQLite database');
@@ -45,13 +45,13 @@ export async function backupDatabase(target: DatabaseTarget, file: string, forma
       await backupSqliteFile(target.path, partial);
       result = { format: 'sqlite', bytes: 0 };
     } else if (format === 'sqlite') {
-      result = { format: 'sqlite', bytes: 0, rows: await copyPostgresToSqlite(target, partial) };
+      result = { format: 'sqlite', bytes: 0, rows: await copyPostgresToSqlite(target, partial, migrations) };
     } else {
       const dumped = await pgDump(target.url, partial);
       if (dumped === 'absent' && format === 'pg_dump') throw new BackupError('pg_dump is not installed (not on PATH): install the PostgreSQL client, or use --format sqlite');
       result =
         dumped === 'absent'
-          ? { format: 'sqlite', bytes: 0, rows: await copyPostgresToSqlite(target, partial), note: 'pg_dump is not installed: wrote the portable SQLite format' }
+          ? { format: 'sqlite', bytes: 0, rows: await copyPostgresToSqlite(target, partial, migrations), note: 'pg_dump is not installed: wrote the portable SQLite format' }
           : { format: 'pg_dump', bytes: 0 };
     }
     await commitPartial(partial, file);
@@ -102,7 +102,7 @@ async function ourSchema(url: string): Promise<string> {
  * transaction (one snapshot, however long the copy takes and whatever the service writes
  * meanwhile) into a new SQLite file of the same schema.
  */
-async function copyPostgresToSqlite(target: Extract<DatabaseTarget, { engine: 'postgres' }>, partial: string): Promise<Record<string, number>> {
+async function copyPostgresToSqlite(target: Extract<DatabaseTarget, { engine: 'postgres' }>, partial: string, migrations: MigrationSet): Promise<Record<string, number>> {
   const source = await openDatabase({ ...target, poolSize: 1, statementTimeoutMs: 3_600_000 });
   let copy: DatabaseHandle | undefined;
   try {
@@ -110,7 +110,7 @@ async function copyPostgresToSqlite(target: Extract<DatabaseTarget, { engine: 'p
       throw new BackupError(`${source.location} holds no hackerspace-api database (it was never migrated): nothing to back up`);
     }
     copy = await openDatabase({ engine: 'sqlite', path: partial });
-    await migrateToLatest(copy.db);
+    await migrateToLatest(copy.db, migrations);
     const into = copy.db;
     const rows = await source.db
       .transaction()

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import type { DatabaseTarget } from '../config.js';
 import { openDatabase, type Db } from '../db/connection.js';
-import { migrateToLatest } from '../db/migrations.js';
+import { migrateToLatest, type MigrationSet } from '../db/migrations.js';
 import { describeUrl } from '../db/postgres-url.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { BackupError } from './backup-error.js';
@@ -17,6 +17,8 @@ import { openBackupDatabase } from './sqlite-file.js';
 export interface RestoreOptions {
   /** Replace whatever the target holds; without it, a target holding any row is refused. */
   replace?: boolean;
+  /** The installed apps' migrations (installed-apps.ts): the target is brought to them first. */
+  migrations: MigrationSet;
 }
 
 export interface RestoreResult {
@@ -31,7 +33,7 @@ export interface RestoreResult {
  * transaction of the target, of either engine; a pg_dump archive goes through pg_restore in one
  * transaction, into PostgreSQL only. A target holding data is refused unless `replace`.
  */
-export async function restoreDatabase(target: DatabaseTarget, file: string, options: RestoreOptions = {}): Promise<RestoreResult> {
+export async function restoreDatabase(target: DatabaseTarget, file: string, options: RestoreOptions): Promise<RestoreResult> {
   const kind = await kindOfBackup(file);
   if (kind === 'pg_dump') {
     if (target.engine !== 'postgres') {
@@ -39,14 +41,14 @@ export async function restoreDatabase(target: DatabaseTarget, file: string, opti
         `${file} is a pg_dump archive: it restores into PostgreSQL only, and DATABASE_URL is SQLite (a backup made with --format sqlite restores into either engine)`,
       );
     }
-    await pgRestore(target.url, file, options.replace ?? false);
+    await pgRestore(target.url, file, options.replace ?? false, options.migrations);
     return { kind };
   }
-  const backup = openBackupDatabase(file);
+  const backup = openBackupDatabase(file, options.migrations);
   try {
     const database = await openDatabase(target);
     try {
-      await migrateToLatest(database.db);
+      await migrateToLatest(database.db, options.migrations);
       const rows = await writeTransaction(database.db, (trx) => copyTables(backup.db, trx, options)).catch((error: unknown) => {
         if (error instanceof BackupError) throw error;
         // A row the target refuses (a constraint, a dangling reference at commit): rolled back.
@@ -68,7 +70,7 @@ export async function restoreDatabase(target: DatabaseTarget, file: string, opti
  * must lead to the same schema. A target that already has our tables (migrated by `serve`, or
  * holding data with --replace) has them dropped and recreated inside that same transaction.
  */
-async function pgRestore(url: string, file: string, replace: boolean): Promise<void> {
+async function pgRestore(url: string, file: string, replace: boolean, migrations: MigrationSet): Promise<void> {
   const { dbname, env } = connectionFor(url);
   const listed = await runTool('pg_restore', ['--list', file], env);
   if (listed === null) throw new BackupError('pg_restore is not installed (not on PATH): install the PostgreSQL client to restore a pg_dump archive');
@@ -112,7 +114,7 @@ async function pgRestore(url: string, file: string, replace: boolean): Promise<v
     if (restored === null) throw new BackupError('pg_restore is not installed (not on PATH)');
     if (restored.code !== 0) throw new BackupError(`pg_restore failed, nothing was restored: ${firstLine(restored.stderr.replace(/^pg_restore: /gm, ''))}`);
     // An archive of an older version: bring it to this one's schema, as `serve` would.
-    await migrateToLatest(database.db);
+    await migrateToLatest(database.db, migrations);
   } finally {
     fs.rmSync(path.dirname(list), { recursive: true, force: true });
     await database.close();

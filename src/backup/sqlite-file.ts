@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Db } from '../db/connection.js';
-import { migrations } from '../db/migrations.js';
+import type { MigrationSet } from '../db/migrations.js';
 import type { Database } from '../db/schema.js';
 import { BackupError } from './backup-error.js';
 
@@ -53,7 +53,7 @@ export interface BackupDatabase {
  * migration history this version knows (a newer version's backup may hold what this one would
  * drop).
  */
-export function openBackupDatabase(file: string): BackupDatabase {
+export function openBackupDatabase(file: string, migrations: MigrationSet): BackupDatabase {
   let sqlite: BetterSqlite3.Database | undefined;
   try {
     sqlite = new BetterSqlite3(file, { readonly: true, fileMustExist: true });

@@ -1,5 +1,5 @@
 import { openDatabase } from '../db/connection.js';
-import { migrateToLatest } from '../db/migrations.js';
+import { migrate } from '../installed-apps.js';
 import { listAudit } from '../resources/audit.js';
 import { formatIsoUtc } from '../time.js';
 import { columns, type Command, integerOption, UsageError } from './command.js';
@@ -22,7 +22,7 @@ e-mail addresses: bodies are not logged.
     if (limit < 1) throw new UsageError('--limit must be at least 1');
     const database = await openDatabase(config.database);
     try {
-      await migrateToLatest(database.db);
+      await migrate(database.db);
       const entries = await listAudit(database.db, limit);
       if (values.json) {
         for (const e of entries) {

@@ -1,4 +1,5 @@
 import { backupDatabase, type BackupFormat } from '../backup/backup.js';
+import { INSTALLED_MIGRATIONS } from '../installed-apps.js';
 import { BackupError } from '../backup/backup-error.js';
 import { describeTarget } from '../db/startup.js';
 import { UsageError, type Command } from './command.js';
@@ -34,7 +35,7 @@ replaced only by a complete new backup. Exit code 0 on success, 1 on failure.`,
     const [file] = positionals;
     const started = performance.now();
     try {
-      const result = await backupDatabase(config.database, file, format);
+      const result = await backupDatabase(config.database, file, format, INSTALLED_MIGRATIONS);
       const seconds = (performance.now() - started) / 1000;
       if (result.note) process.stderr.write(`${result.note}\n`);
       const lines = [

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/connection.js';
-import { migrateToLatest } from '../db/migrations.js';
+import { migrate } from '../installed-apps.js';
 import type { CountedTable } from '../db/tables.js';
 import { DEFAULT_DEMO_SEED, demoRecordCount, demoSizesProblem, describeDemoSizes, SMALL_DEMO, type DemoSizes } from '../demo/generate.js';
 import { loadDemo, type LoadDemoOutcome } from '../demo/load.js';
@@ -85,7 +85,7 @@ async function fillDatabase(config: Config, sizes: DemoSizes, seed: number, nowU
   const database = await openDatabase(config.database);
   const progress = progressLine(demoRecordCount(sizes));
   try {
-    await migrateToLatest(database.db);
+    await migrate(database.db);
     const outcome = await loadOrExplain(() => loadDemo(database.db, sizes, seed, { replace, nowUs, onProgress: progress?.update }));
     progress?.clear();
     if (!outcome.loaded) {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { openDatabase, type Db } from '../db/connection.js';
-import { migrateToLatest } from '../db/migrations.js';
+import { migrate } from '../installed-apps.js';
 import { exportFixture } from '../interchange/export.js';
 import { UsageError, type Command } from './command.js';
 import { countTable } from './import.js';
@@ -36,7 +36,7 @@ async function exportTo(config: Config, file: string | undefined): Promise<numbe
   const database = await openDatabase(config.database);
   const started = performance.now();
   try {
-    await migrateToLatest(database.db);
+    await migrate(database.db);
     const counts = file === undefined ? await exportFixture(database.db, process.stdout) : await exportToFile(database.db, file);
     process.stderr.write(formatCounts(counts, file ?? 'stdout', (performance.now() - started) / 1000));
     return 0;

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/connection.js';
-import { migrateToLatest } from '../db/migrations.js';
+import { migrate } from '../installed-apps.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { importRecords, readFixture, type ImportReport } from '../interchange/import.js';
 import { UsageError, type Command } from './command.js';
@@ -41,7 +41,7 @@ async function importFile(config: Config, file: string): Promise<number> {
   const progress = new Progress(process.stderr);
   const started = performance.now();
   try {
-    await migrateToLatest(database.db);
+    await migrate(database.db);
     const report = await writeTransaction(database.db, (trx) => importRecords(trx, readFixture(file), { onProgress: (n) => progress.update(n) }));
     progress.clear();
     process.stderr.write(formatReport(report, file, (performance.now() - started) / 1000));

@@ -1,5 +1,5 @@
 import { openDatabase } from '../db/connection.js';
-import { migrateToLatest } from '../db/migrations.js';
+import { migrate } from '../installed-apps.js';
 import type { Command } from './command.js';
 
 export const migrateCommand: Command = {
@@ -12,7 +12,7 @@ Applies any pending schema migrations to DATABASE_URL. Safe to run repeatedly.`,
   async run(_values, _positionals, config) {
     const database = await openDatabase(config.database);
     try {
-      const applied = await migrateToLatest(database.db);
+      const applied = await migrate(database.db);
       process.stderr.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'already up to date\n');
       process.stderr.write(`database: ${database.location}\n`);
     } finally {

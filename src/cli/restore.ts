@@ -1,4 +1,5 @@
 import { BackupError } from '../backup/backup-error.js';
+import { INSTALLED_MIGRATIONS } from '../installed-apps.js';
 import { restoreDatabase } from '../backup/restore.js';
 import { describeTarget } from '../db/startup.js';
 import { UsageError, type Command } from './command.js';
@@ -27,7 +28,7 @@ created): otherwise restore refuses, naming the tables that hold rows, unless
     const [file] = positionals;
     const started = performance.now();
     try {
-      const result = await restoreDatabase(config.database, file, { replace: values.replace === true });
+      const result = await restoreDatabase(config.database, file, { replace: values.replace === true, migrations: INSTALLED_MIGRATIONS });
       const seconds = (performance.now() - started) / 1000;
       const lines = [`restored ${file} (${result.kind === 'pg_dump' ? 'pg_dump archive' : 'SQLite backup'}) into ${describeTarget(config.database)} in ${seconds.toFixed(1)} s`];
       if (result.rows) lines.push(...countTable(result.rows));

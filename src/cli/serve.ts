@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { buildApp } from '../app.js';
 import { ConfigError, type Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
-import { migrateToLatest } from '../db/migrations.js';
+import { migrate } from '../installed-apps.js';
 import { openWhenAvailable, StartupFailure, StartupStopped } from '../db/startup.js';
 import { createLogger, type Logger } from '../log.js';
 import { loadSpaceApi } from '../apps/space/spaceapi/config-file.js';
@@ -171,7 +171,7 @@ async function prepareDatabase(config: Config, log: Logger, stop: AbortSignal, o
     log,
     stop,
     prepare: async (database) => {
-      await migrateToLatest(database.db);
+      await migrate(database.db);
       const firstSuperuserLink = await writeTransaction(database.db, (trx) => renewFirstSuperuserLink(trx, Date.now() * 1000));
       return { users: await countRecords(database.db, 'users'), openings: await countRecords(database.db, 'openings'), firstSuperuserLink };
     },

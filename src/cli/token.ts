@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { openDatabase, type Db } from '../db/connection.js';
-import { migrateToLatest } from '../db/migrations.js';
+import { migrate } from '../installed-apps.js';
 import { createToken, listTokens, revokeToken, TOKEN_SCOPES, TokenError, type TokenInfo } from '../resources/tokens.js';
 import { formatIsoUtc } from '../time.js';
 import { columns, type Command, UsageError } from './command.js';
@@ -50,7 +50,7 @@ revoke   by name or id; the token stops working at once.`,
 async function withTokens(config: Config, work: (db: Db) => Promise<void>): Promise<number> {
   const database = await openDatabase(config.database);
   try {
-    await migrateToLatest(database.db);
+    await migrate(database.db);
     await work(database.db);
     return 0;
   } catch (error) {

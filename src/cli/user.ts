@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { openDatabase, type Db } from '../db/connection.js';
-import { migrateToLatest } from '../db/migrations.js';
+import { migrate } from '../installed-apps.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { readFields } from '../drf/serializer.js';
 import { createMember, memberByName, linkForMember } from '../apps/users/accounts.js';
@@ -192,7 +192,7 @@ class RefusedFields extends Refused {
 async function withMembers(config: Config, work: (db: Db) => Promise<void>): Promise<number> {
   const database = await openDatabase(config.database);
   try {
-    await migrateToLatest(database.db);
+    await migrate(database.db);
     await work(database.db);
     return 0;
   } catch (error) {

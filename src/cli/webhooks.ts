@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { openDatabase, type Db } from '../db/connection.js';
-import { migrateToLatest } from '../db/migrations.js';
+import { migrate } from '../installed-apps.js';
 import { listDeliveries, requeueDelivery, type DeliveryRow, type DeliveryStatus } from '../live/webhook-outbox.js';
 import { formatIsoUtc } from '../time.js';
 import { columns, type Command, integerOption, UsageError } from './command.js';
@@ -56,7 +56,7 @@ redeliver   queues delivery ID again, under the same id and with the same body, 
 async function withOutbox(config: Config, work: (db: Db) => Promise<number>): Promise<number> {
   const database = await openDatabase(config.database);
   try {
-    await migrateToLatest(database.db);
+    await migrate(database.db);
     return await work(database.db);
   } finally {
     await database.close();

@@ -1,9 +1,9 @@
-import { Migrator, sql, type ColumnDefinitionBuilder, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type ColumnDefinitionBuilder, type Kysely, type Migration } from 'kysely';
 import { unusablePassword } from './unusable-password.js';
 import { engineOf } from './connection.js';
 
 /**
- * One list of migrations for every engine. Foreign keys are deferred to commit so that an
+ * The migrations before the apps, and the runner of every migration: one list for every engine. Foreign keys are deferred to commit so that an
  * import may insert records in any order; the import checks references itself first, to name
  * the offending record.
  *
@@ -478,168 +478,11 @@ const originalFields: Migration = {
 };
 
 /**
- * What members need to log in (members.md): the original's auth tables, kept as the original has
- * them so that `export` gives them back (content types, permissions, groups and their rights);
- * sessions and set-password links, stored only as hashes of their secrets; the failed logins that
- * throttling counts, shared by every process; members' personal API tokens (beside the operator's
- * door and admin tokens, which stay as they are); and whether a
- * member's public page shows their name. None is versioned: no cached response is built from them.
+ * The history written before the apps (apps.md): nine migrations that each touch the tables of
+ * several of today's apps, kept here under the names databases recorded them by. Every migration
+ * since belongs to an app (`AppDeclaration.migrations`) and runs after these.
  */
-const members: Migration = {
-  async up(db: Kysely<any>) {
-    const engine = engineOf(db);
-    const id = (c: ColumnDefinitionBuilder) => (engine === 'postgres' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey());
-    const text = engine === 'postgres' ? sql`text collate "C"` : 'text';
-    await db.schema
-      .createTable('content_types')
-      .addColumn('id', 'integer', id)
-      .addColumn('app_label', text, (c) => c.notNull())
-      .addColumn('model', text, (c) => c.notNull())
-      .execute();
-    await db.schema.createIndex('content_types_natural').on('content_types').columns(['app_label', 'model']).unique().execute();
-    await db.schema
-      .createTable('auth_permissions')
-      .addColumn('id', 'integer', id)
-      .addColumn('content_type_id', 'integer', (c) => c.notNull().references('content_types.id').onDelete('cascade').modifyEnd(deferred))
-      .addColumn('codename', text, (c) => c.notNull())
-      .addColumn('name', 'text', (c) => c.notNull())
-      .execute();
-    await db.schema.createIndex('auth_permissions_natural').on('auth_permissions').columns(['content_type_id', 'codename']).unique().execute();
-    await db.schema
-      .createTable('auth_groups')
-      .addColumn('id', 'integer', id)
-      .addColumn('name', text, (c) => c.notNull().unique())
-      .execute();
-    await db.schema
-      .createTable('group_permissions')
-      .addColumn('group_id', 'integer', (c) => c.notNull().references('auth_groups.id').onDelete('cascade').modifyEnd(deferred))
-      .addColumn('permission_id', 'integer', (c) => c.notNull().references('auth_permissions.id').onDelete('cascade').modifyEnd(deferred))
-      .addPrimaryKeyConstraint('group_permissions_pk', ['group_id', 'permission_id'])
-      .execute();
-    await db.schema.createIndex('group_permissions_permission').on('group_permissions').column('permission_id').execute();
-
-    await db.schema
-      .createTable('sessions')
-      .addColumn('id_hash', 'text', (c) => c.primaryKey())
-      .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade').modifyEnd(deferred))
-      .addColumn('created_us', 'bigint', (c) => c.notNull())
-      .addColumn('last_seen_us', 'bigint', (c) => c.notNull())
-      .addColumn('expires_us', 'bigint', (c) => c.notNull())
-      .execute();
-    await db.schema.createIndex('sessions_user').on('sessions').column('user_id').execute();
-    await db.schema.createIndex('sessions_expires').on('sessions').column('expires_us').execute();
-
-    await db.schema
-      .createTable('login_failures')
-      .addColumn('id', 'integer', id)
-      .addColumn('time_us', 'bigint', (c) => c.notNull())
-      .addColumn('account', 'text', (c) => c.notNull())
-      .addColumn('client', 'text', (c) => c.notNull())
-      .execute();
-    await db.schema.createIndex('login_failures_account_client').on('login_failures').columns(['account', 'client', 'time_us']).execute();
-    await db.schema.createIndex('login_failures_client').on('login_failures').columns(['client', 'time_us']).execute();
-    await db.schema.createIndex('login_failures_time').on('login_failures').column('time_us').execute();
-
-    await db.schema
-      .createTable('password_links')
-      .addColumn('token_hash', 'text', (c) => c.primaryKey())
-      .addColumn('user_id', 'integer', (c) => c.references('users.id').onDelete('cascade').modifyEnd(deferred))
-      .addColumn('purpose', 'text', (c) => c.notNull().check(sql`purpose in ('invitation', 'reset', 'first-superuser')`))
-      .addColumn('created_us', 'bigint', (c) => c.notNull())
-      .addColumn('expires_us', 'bigint', (c) => c.notNull())
-      .addColumn('used_us', 'bigint')
-      .execute();
-    await db.schema.createIndex('password_links_user').on('password_links').column('user_id').execute();
-
-    await db.schema
-      .createTable('member_tokens')
-      .addColumn('id', 'integer', id)
-      .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade').modifyEnd(deferred))
-      .addColumn('name', 'text', (c) => c.notNull())
-      .addColumn('secret_hash', 'text', (c) => c.notNull().unique())
-      .addColumn('created_us', 'bigint', (c) => c.notNull())
-      .addColumn('last_used_us', 'bigint')
-      .addColumn('revoked_us', 'bigint')
-      .execute();
-    await db.schema.createIndex('member_tokens_user').on('member_tokens').column('user_id').execute();
-    await db.schema
-      .alterTable('users')
-      .addColumn('show_name', 'integer', (c) => c.notNull().defaultTo(0))
-      .execute();
-  },
-};
-
-/**
- * Single sign-on (members.md §5): the provider's subjects linked to members, so that a change of
- * address at the provider keeps the member; and the logins begun and not yet finished, in the
- * database so that any process can finish a login another began. Neither is versioned.
- */
-const oidc: Migration = {
-  async up(db: Kysely<any>) {
-    const text = engineOf(db) === 'postgres' ? sql`text collate "C"` : 'text';
-    await db.schema
-      .createTable('oidc_links')
-      .addColumn('issuer', text, (c) => c.notNull())
-      .addColumn('subject', text, (c) => c.notNull())
-      .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade').modifyEnd(deferred))
-      .addColumn('created_us', 'bigint', (c) => c.notNull())
-      .addColumn('last_login_us', 'bigint', (c) => c.notNull())
-      .addPrimaryKeyConstraint('oidc_links_pk', ['issuer', 'subject'])
-      .execute();
-    await db.schema.createIndex('oidc_links_user').on('oidc_links').column('user_id').execute();
-    await db.schema
-      .createTable('oidc_flows')
-      .addColumn('id_hash', 'text', (c) => c.primaryKey())
-      .addColumn('state', 'text', (c) => c.notNull())
-      .addColumn('nonce', 'text', (c) => c.notNull())
-      .addColumn('code_verifier', 'text', (c) => c.notNull())
-      .addColumn('next_path', 'text', (c) => c.notNull())
-      .addColumn('expires_us', 'bigint', (c) => c.notNull())
-      .execute();
-    await db.schema.createIndex('oidc_flows_expires').on('oidc_flows').column('expires_us').execute();
-  },
-};
-
-/**
- * Passkeys (members.md §5): each member's WebAuthn credentials, found by their credential id at a
- * login; and the challenges given and not yet answered, kept as hashes with the browser they were
- * given to, in the database so that any process can finish a ceremony another began. Neither is
- * versioned.
- */
-const passkeys: Migration = {
-  async up(db: Kysely<any>) {
-    const engine = engineOf(db);
-    const id = (c: ColumnDefinitionBuilder) => (engine === 'postgres' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey());
-    const text = engine === 'postgres' ? sql`text collate "C"` : 'text';
-    await db.schema
-      .createTable('passkeys')
-      .addColumn('id', 'integer', id)
-      .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade').modifyEnd(deferred))
-      .addColumn('credential_id', text, (c) => c.notNull().unique())
-      .addColumn('public_key', 'text', (c) => c.notNull())
-      .addColumn('counter', 'bigint', (c) => c.notNull())
-      .addColumn('transports', 'text', (c) => c.notNull())
-      .addColumn('user_handle', 'text', (c) => c.notNull())
-      .addColumn('name', 'text', (c) => c.notNull())
-      .addColumn('created_us', 'bigint', (c) => c.notNull())
-      .addColumn('last_used_us', 'bigint')
-      .execute();
-    await db.schema.createIndex('passkeys_user').on('passkeys').column('user_id').execute();
-    await db.schema
-      .createTable('passkey_challenges')
-      .addColumn('challenge_hash', 'text', (c) => c.primaryKey())
-      .addColumn('browser_hash', 'text', (c) => c.notNull())
-      .addColumn('purpose', 'text', (c) => c.notNull().check(sql`purpose in ('register', 'login')`))
-      .addColumn('user_id', 'integer', (c) => c.references('users.id').onDelete('cascade').modifyEnd(deferred))
-      .addColumn('user_handle', 'text')
-      .addColumn('expires_us', 'bigint', (c) => c.notNull())
-      .execute();
-    await db.schema.createIndex('passkey_challenges_expires').on('passkey_challenges').column('expires_us').execute();
-    await db.schema.createIndex('passkey_challenges_browser').on('passkey_challenges').column('browser_hash').execute();
-  },
-};
-
-export const migrations: Record<string, Migration> = {
+export const FOUNDING_MIGRATIONS: MigrationSet = {
   '0001_initial': initial,
   '0002_api_tokens': apiTokens,
   '0003_audit_log': auditLog,
@@ -649,26 +492,49 @@ export const migrations: Record<string, Migration> = {
   '0007_webhook_deliveries': webhookDeliveries,
   '0008_token_versions': tokenVersions,
   '0009_original_fields': originalFields,
-  '0010_members': members,
-  '0011_oidc': oidc,
-  '0012_passkeys': passkeys,
 };
 
-class InCodeProvider implements MigrationProvider {
-  getMigrations(): Promise<Record<string, Migration>> {
-    return Promise.resolve(migrations);
+/** Migrations by the name a database records each under, in the order they run. */
+export type MigrationSet = Readonly<Record<string, Migration>>;
+
+/**
+ * Every migration in the order it runs: the founding history, then each app's (`apps` in the
+ * order of their needs), an app's own by name. A name is recorded once per database: an app's
+ * new migrations are named `<app>.<number>_<what>` so that no two apps' names meet.
+ */
+export function migrationsInOrder(apps: readonly { readonly name: string; readonly migrations: MigrationSet }[]): MigrationSet {
+  const ordered: Record<string, Migration> = { ...FOUNDING_MIGRATIONS };
+  for (const app of apps) {
+    for (const name of Object.keys(app.migrations).sort(byCodeUnit)) {
+      if (name in ordered) throw new Error(`the migration ${name} of ${app.name} has the name of another`);
+      ordered[name] = app.migrations[name];
+    }
   }
+  return ordered;
 }
 
 /** Kysely's default localeCompare builds ICU's collator at start (~12 ms); `<` gives the same order for our ASCII names. */
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** Brings the schema up to date; returns the names of the migrations it applied. */
-export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+/**
+ * Brings the schema up to date with `migrations` (migrationsInOrder); returns the names of the
+ * migrations it applied. Kysely runs them in the set's order, and, since an app installed later
+ * may come before another in that order, runs a pending one even when one after it already ran.
+ */
+export async function migrateToLatest(db: Kysely<any>, migrations: MigrationSet): Promise<string[]> {
   // Kysely looks for its bookkeeping tables in any schema; on PostgreSQL, name ours (the
   // search_path's first) so that a database with several schemas migrates each one correctly.
   const migrationTableSchema = engineOf(db) === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-  const migrator = new Migrator({ db, provider: new InCodeProvider(), migrationTableSchema, nameComparator: byCodeUnit });
+  const position = new Map(Object.keys(migrations).map((name, index) => [name, index]));
+  // A name no set holds (a newer version's) sorts after ours; Kysely then refuses it as missing.
+  const rank = (name: string) => position.get(name) ?? position.size;
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: () => Promise.resolve(migrations) },
+    migrationTableSchema,
+    nameComparator: (a, b) => rank(a) - rank(b) || byCodeUnit(a, b),
+    allowUnorderedMigrations: true,
+  });
   const { error, results } = await migrator.migrateToLatest();
   // What a migration threw, as Kysely hands it over (unknown): rethrown as it is, for its message.
   // eslint-disable-next-line @typescript-eslint/only-throw-error

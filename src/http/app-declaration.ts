@@ -1,4 +1,5 @@
 import { ConfigError } from '../config.js';
+import type { MigrationSet } from '../db/migrations.js';
 import type { Collection } from '../drf/collections.js';
 import type { NavLink } from '../web/layout.js';
 import type { Route } from './route.js';
@@ -17,12 +18,26 @@ export interface AppDeclaration {
   readonly needs: readonly string[];
   /** False for the apps a space cannot turn off. */
   readonly optional: boolean;
+  /** Its frozen migrations, by the name a database records each under; they run whether the app is on or off (its tables stay). */
+  readonly migrations: MigrationSet;
   /** Its API collections (`/api/<path>/`), each listed in the API root at its `rootOrder`. */
   readonly collections: readonly Collection[];
   /** Its routes outside the API's collections, in the order the router tries them. */
   readonly routes: readonly Route[];
   /** Its links in the site's navigation. */
   readonly nav: readonly NavLink[];
+}
+
+/** The installed list, checked: names unique, and each app after the apps it needs (their migrations run first). */
+export function checkedInstalled(installed: readonly AppDeclaration[]): readonly AppDeclaration[] {
+  const seen = new Set<string>();
+  for (const app of installed) {
+    if (seen.has(app.name)) throw new Error(`two installed apps are named ${app.name}`);
+    const missing = app.needs.find((need) => !seen.has(need));
+    if (missing !== undefined) throw new Error(`${app.name} needs ${missing}: install ${missing} before it`);
+    seen.add(app.name);
+  }
+  return installed;
 }
 
 /**

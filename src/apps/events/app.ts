@@ -55,6 +55,7 @@ const PAGES: readonly Route[] = [
 export const eventsApp: AppDeclaration = {
   name: 'events',
   needs: ['users'],
+  migrations: {},
   optional: true,
   collections: [EVENTS, MEETINGS],
   routes: [

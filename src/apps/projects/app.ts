@@ -14,6 +14,7 @@ import { PROJECTS } from './collections.js';
 export const projectsApp: AppDeclaration = {
   name: 'projects',
   needs: ['users'],
+  migrations: {},
   optional: true,
   collections: [PROJECTS],
   routes: [

@@ -9,6 +9,7 @@ export const spaceApp: AppDeclaration = {
   name: 'space',
   // The SpaceAPI document names the key holders who show their names.
   needs: ['users'],
+  migrations: {},
   optional: false,
   collections: [OPENINGS],
   routes: [],

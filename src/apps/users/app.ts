@@ -2,6 +2,7 @@ import type { AppDeclaration } from '../../http/app-declaration.js';
 import type { Route } from '../../http/route.js';
 import { detailRoute } from '../../routes/pages.js';
 import { USERS } from './collections.js';
+import { USERS_MIGRATIONS } from './migrations.js';
 import { ACCOUNT_ROUTES } from './routes/accounts.js';
 import { ADMIN_ROUTES } from './routes/admin.js';
 import { originalMemberAddress } from './routes/original-member.js';
@@ -26,6 +27,7 @@ export const usersApp: AppDeclaration = {
   name: 'users',
   needs: [],
   optional: false,
+  migrations: USERS_MIGRATIONS,
   collections: [USERS],
   // The original's `/accounts/<username>` last: any page of ours under `/accounts/` wins.
   routes: [...NAMED_ROUTES, originalMemberAddress(ACCOUNT_PAGE_NAMES)],

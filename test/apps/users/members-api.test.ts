@@ -3,17 +3,17 @@
 // both engines.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Db } from '../src/db/connection.js';
-import { importRecords } from '../src/interchange/import.js';
-import { createMemberToken, listMemberTokens, revokeMemberToken, MemberTokenError } from '../src/apps/users/member-tokens.js';
-import { createGroup, grantRights, revokeRights, setGroupRights, setMemberGroups } from '../src/apps/users/rights.js';
-import { listAudit } from '../src/resources/audit.js';
-import { createToken } from '../src/resources/tokens.js';
-import { nowUs } from './support/clock.js';
-import { user } from './support/contract.js';
-import { request, type HttpResponse } from './support/http.js';
-import { startServer, type TestServer } from './support/server.js';
-import { SPEC_RIGHTS } from './support/members.js';
+import type { Db } from '../../../src/db/connection.js';
+import { importRecords } from '../../../src/interchange/import.js';
+import { createMemberToken, listMemberTokens, revokeMemberToken, MemberTokenError } from '../../../src/apps/users/member-tokens.js';
+import { createGroup, grantRights, revokeRights, setGroupRights, setMemberGroups } from '../../../src/apps/users/rights.js';
+import { listAudit } from '../../../src/resources/audit.js';
+import { createToken } from '../../../src/resources/tokens.js';
+import { nowUs } from '../../support/clock.js';
+import { user } from '../../support/contract.js';
+import { request, type HttpResponse } from '../../support/http.js';
+import { startServer, type TestServer } from '../../support/server.js';
+import { SPEC_RIGHTS } from '../../support/members.js';
 
 const FORBIDDEN = { detail: 'You do not have permission to perform this action.' };
 const INVALID_TOKEN = { detail: 'Invalid token.' };

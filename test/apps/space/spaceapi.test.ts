@@ -13,16 +13,16 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import draft07 from 'ajv/dist/refs/json-schema-draft-07.json' with { type: 'json' };
-import { buildApp } from '../src/app.js';
-import { ConfigError, configFrom } from '../src/config.js';
-import { createToken } from '../src/resources/tokens.js';
-import { readSpaceApiFile } from '../src/apps/space/spaceapi/config-file.js';
-import { request } from './support/http.js';
-import { freePort, startService } from './support/processes.js';
-import { freshDatabase, startServer, type TestServer } from './support/server.js';
-import { doorPost } from './support/door.js';
+import { buildApp } from '../../../src/app.js';
+import { ConfigError, configFrom } from '../../../src/config.js';
+import { createToken } from '../../../src/resources/tokens.js';
+import { readSpaceApiFile } from '../../../src/apps/space/spaceapi/config-file.js';
+import { request } from '../../support/http.js';
+import { freePort, startService } from '../../support/processes.js';
+import { freshDatabase, startServer, type TestServer } from '../../support/server.js';
+import { doorPost } from '../../support/door.js';
 
-const REPO = path.resolve(import.meta.dirname, '..');
+const REPO = path.resolve(import.meta.dirname, '../../..');
 const EXAMPLE = path.join(REPO, 'examples/spaceapi.example.yaml');
 const BUNDLED_SCHEMA = (version: string) => path.join(REPO, `src/apps/space/spaceapi/schema-${version}.json`);
 

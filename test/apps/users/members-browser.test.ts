@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { axe, describeViolations, launchBrowser, watchedPage, type WatchedPage } from './support/browser.js';
-import { addMember, TEST_ITERATIONS } from './support/members.js';
-import { startServer, type TestServer } from './support/server.js';
+import { axe, describeViolations, launchBrowser, watchedPage, type WatchedPage } from '../../support/browser.js';
+import { addMember, TEST_ITERATIONS } from '../../support/members.js';
+import { startServer, type TestServer } from '../../support/server.js';
 
 const USERNAME = 'ada';
 const PASSWORD = 'analytical engine 1843';

@@ -10,10 +10,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, CDPSession, Page } from 'playwright-core';
-import { axe, describeViolations, launchBrowser, watchedPage, type WatchedPage } from './support/browser.js';
-import { addMember, TEST_ITERATIONS } from './support/members.js';
-import { freePort, killAll, startService, waitUntilServing, type Service } from './support/processes.js';
-import { freshDatabase, startServer, TEST_ENGINE, type FreshDatabase, type TestServer } from './support/server.js';
+import { axe, describeViolations, launchBrowser, watchedPage, type WatchedPage } from '../../support/browser.js';
+import { addMember, TEST_ITERATIONS } from '../../support/members.js';
+import { freePort, killAll, startService, waitUntilServing, type Service } from '../../support/processes.js';
+import { freshDatabase, startServer, TEST_ENGINE, type FreshDatabase, type TestServer } from '../../support/server.js';
 
 const USERNAME = 'ada';
 const PASSWORD = 'analytical engine 1843';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Db } from '../src/db/connection.js';
-import { importRecords } from '../src/interchange/import.js';
+import type { Db } from '../../../src/db/connection.js';
+import { importRecords } from '../../../src/interchange/import.js';
 import {
   createGroup,
   deleteGroup,
@@ -21,10 +21,10 @@ import {
   setGroupRights,
   setMemberGroups,
   type Right,
-} from '../src/apps/users/rights.js';
-import { event, meeting, project, user } from './support/contract.js';
-import { freshDatabase, type FreshDatabase } from './support/server.js';
-import { SPEC_RIGHTS } from './support/members.js';
+} from '../../../src/apps/users/rights.js';
+import { event, meeting, project, user } from '../../support/contract.js';
+import { freshDatabase, type FreshDatabase } from '../../support/server.js';
+import { SPEC_RIGHTS } from '../../support/members.js';
 
 /** The nine rights of members.md §3, spelled out here rather than read from the module under test. */
 const NINE: readonly string[] = SPEC_RIGHTS;

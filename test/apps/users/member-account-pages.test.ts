@@ -7,12 +7,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createPasswordLink } from '../src/apps/users/links.js';
-import { grantRights } from '../src/apps/users/rights.js';
-import { request } from './support/http.js';
-import { addMember, Browser, csrfOf, logIn, noticeOf, TEST_ITERATIONS } from './support/members.js';
-import { startServer, type TestServer } from './support/server.js';
-import { selfSignedCertificate, startSmtpServer, type TestSmtpServer } from './support/smtp.js';
+import { createPasswordLink } from '../../../src/apps/users/links.js';
+import { grantRights } from '../../../src/apps/users/rights.js';
+import { request } from '../../support/http.js';
+import { addMember, Browser, csrfOf, logIn, noticeOf, TEST_ITERATIONS } from '../../support/members.js';
+import { startServer, type TestServer } from '../../support/server.js';
+import { selfSignedCertificate, startSmtpServer, type TestSmtpServer } from '../../support/smtp.js';
 
 const PASSWORD = 'correct horse battery';
 const PRIVATE = 'private, no-store';

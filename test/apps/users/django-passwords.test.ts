@@ -4,11 +4,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { exportFixture } from '../src/interchange/export.js';
-import { importRecords } from '../src/interchange/import.js';
-import { logIn } from '../src/apps/users/login.js';
-import { PasswordHasher } from '../src/apps/users/passwords.js';
-import { freshDatabase } from './support/server.js';
+import { exportFixture } from '../../../src/interchange/export.js';
+import { importRecords } from '../../../src/interchange/import.js';
+import { logIn } from '../../../src/apps/users/login.js';
+import { PasswordHasher } from '../../../src/apps/users/passwords.js';
+import { freshDatabase } from '../../support/server.js';
 
 /*
  * Django's own word on what members bring and take back (members.md §1, §3): Debian's
@@ -21,7 +21,7 @@ import { freshDatabase } from './support/server.js';
  * before. The expected values are Django's, never ours.
  */
 
-const JUDGE = path.join(import.meta.dirname, 'support/django-auth');
+const JUDGE = path.join(import.meta.dirname, '../../support/django-auth');
 const PEOPLE_FILE = path.join(JUDGE, 'people.json');
 /** Debian's python3-django installs for Debian's Python, which a python3 earlier on PATH may not be. */
 const PYTHON = process.env.PYTHON ?? (fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');

@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { request } from './support/http.js';
-import { addMember, Browser, csrfOf, logIn, sessionOf, TEST_ITERATIONS } from './support/members.js';
-import { freePort, killAll, startService, waitUntilServing, type Service } from './support/processes.js';
-import { freshDatabase, TEST_ENGINE, type FreshDatabase } from './support/server.js';
+import { request } from '../../support/http.js';
+import { addMember, Browser, csrfOf, logIn, sessionOf, TEST_ITERATIONS } from '../../support/members.js';
+import { freePort, killAll, startService, waitUntilServing, type Service } from '../../support/processes.js';
+import { freshDatabase, TEST_ENGINE, type FreshDatabase } from '../../support/server.js';
 
 const PASSWORD = 'correct horse battery';
 

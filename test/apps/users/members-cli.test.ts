@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { memberByName } from '../src/apps/users/accounts.js';
-import { findPasswordLink } from '../src/apps/users/links.js';
-import { rightsOf } from '../src/apps/users/rights.js';
-import { BIN, freePort, startService, waitUntilServing } from './support/processes.js';
-import { freshDatabase, type FreshDatabase } from './support/server.js';
+import { memberByName } from '../../../src/apps/users/accounts.js';
+import { findPasswordLink } from '../../../src/apps/users/links.js';
+import { rightsOf } from '../../../src/apps/users/rights.js';
+import { BIN, freePort, startService, waitUntilServing } from '../../support/processes.js';
+import { freshDatabase, type FreshDatabase } from '../../support/server.js';
 
 const LINK = /^http:\/\/127\.0\.0\.1:8123\/accounts\/set-password\/([A-Za-z0-9_-]{43})\/\n$/;
 const HOUR = 3600 * 1_000_000;

@@ -12,10 +12,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { addMember, Browser, csrfOf, logIn, TEST_ITERATIONS } from './support/members.js';
-import { BIN } from './support/processes.js';
-import { startServer, type TestServer } from './support/server.js';
-import { selfSignedCertificate, startSmtpServer, type TestCertificate, type TestSmtpServer } from './support/smtp.js';
+import { addMember, Browser, csrfOf, logIn, TEST_ITERATIONS } from '../../support/members.js';
+import { BIN } from '../../support/processes.js';
+import { startServer, type TestServer } from '../../support/server.js';
+import { selfSignedCertificate, startSmtpServer, type TestCertificate, type TestSmtpServer } from '../../support/smtp.js';
 
 const PASSWORD = 'correct horse battery';
 const SPACE = 'Urlab';

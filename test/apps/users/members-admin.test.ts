@@ -7,11 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { findPasswordLink } from '../src/apps/users/links.js';
-import { groupsOf, permissionIdOf, rightsOf } from '../src/apps/users/rights.js';
-import { request, type HttpResponse } from './support/http.js';
-import { addMember, Browser, csrfOf, logIn, noticeOf, TEST_ITERATIONS } from './support/members.js';
-import { startServer, type TestServer } from './support/server.js';
+import { findPasswordLink } from '../../../src/apps/users/links.js';
+import { groupsOf, permissionIdOf, rightsOf } from '../../../src/apps/users/rights.js';
+import { request, type HttpResponse } from '../../support/http.js';
+import { addMember, Browser, csrfOf, logIn, noticeOf, TEST_ITERATIONS } from '../../support/members.js';
+import { startServer, type TestServer } from '../../support/server.js';
 
 const PASSWORD = 'correct horse battery';
 const PRIVATE = 'private, no-store';

@@ -3,16 +3,16 @@
  * its answers (303, 422, 429, 503), the session cookie and its flags, `next`, CSRF and Origin,
  * hostile form bodies, sessions that are not (guessed, ended, of a deactivated account), the
  * navigation of members and visitors, and that no page built for a member reaches anyone else
- * through a cache. Two processes sharing a database: test/members-processes.test.ts.
+ * through a cache. Two processes sharing a database: test/apps/users/members-processes.test.ts.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { after, before, describe, it } from 'node:test';
-import { hashSecretId } from '../src/apps/users/sessions.js';
-import { request, type HttpResponse } from './support/http.js';
-import { addMember, Browser, csrfOf, formBody, logIn, sessionOf, TEST_ITERATIONS } from './support/members.js';
-import { startServer, type TestServer } from './support/server.js';
+import { hashSecretId } from '../../../src/apps/users/sessions.js';
+import { request, type HttpResponse } from '../../support/http.js';
+import { addMember, Browser, csrfOf, formBody, logIn, sessionOf, TEST_ITERATIONS } from '../../support/members.js';
+import { startServer, type TestServer } from '../../support/server.js';
 
 const PASSWORD = 'correct horse battery';
 const FAILED = 'Wrong username or password.';

@@ -6,16 +6,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { currentSpaceState } from '../src/apps/space/openings.js';
-import { createToken } from '../src/resources/tokens.js';
-import { importRecords } from '../src/interchange/import.js';
-import { request, type HttpResponse, idOf } from './support/http.js';
-import { freePort, killAll, startService, waitUntilServing, type Service } from './support/processes.js';
-import { freshDatabase, postgresOnly, sampleRecords, startServer, TEST_ENGINE, type FreshDatabase, type TestServer } from './support/server.js';
-import { dataOf, openStream, type SseClient, type SseEvent } from './support/sse.js';
-import { until, within } from './support/wait.js';
-import { nowUs } from './support/clock.js';
-import { doorPost } from './support/door.js';
+import { currentSpaceState } from '../../../src/apps/space/openings.js';
+import { createToken } from '../../../src/resources/tokens.js';
+import { importRecords } from '../../../src/interchange/import.js';
+import { request, type HttpResponse, idOf } from '../../support/http.js';
+import { freePort, killAll, startService, waitUntilServing, type Service } from '../../support/processes.js';
+import { freshDatabase, postgresOnly, sampleRecords, startServer, TEST_ENGINE, type FreshDatabase, type TestServer } from '../../support/server.js';
+import { dataOf, openStream, type SseClient, type SseEvent } from '../../support/sse.js';
+import { until, within } from '../../support/wait.js';
+import { nowUs } from '../../support/clock.js';
+import { doorPost } from '../../support/door.js';
 
 after(() => killAll());
 

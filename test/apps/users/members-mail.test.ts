@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
-import { configFrom, type MailSettings } from '../src/config.js';
-import { MailNotSent, Mailer, passwordLinkMail } from '../src/apps/users/mail.js';
-import { freePort } from './support/processes.js';
-import { sqliteOnly } from './support/server.js';
-import { selfSignedCertificate, startSmtpServer, type TestCertificate, type TestSmtpServer } from './support/smtp.js';
+import { configFrom, type MailSettings } from '../../../src/config.js';
+import { MailNotSent, Mailer, passwordLinkMail } from '../../../src/apps/users/mail.js';
+import { freePort } from '../../support/processes.js';
+import { sqliteOnly } from '../../support/server.js';
+import { selfSignedCertificate, startSmtpServer, type TestCertificate, type TestSmtpServer } from '../../support/smtp.js';
 
 const ADDRESS = 'ada.lovelace@members.example';
 const TOKEN = 'A'.repeat(21) + '-_' + 'z'.repeat(20);

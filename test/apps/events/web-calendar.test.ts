@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eventsForCalendar, type CalendarEvent } from '../src/apps/events/calendar-events.js';
-import { calendarFeed, calendarSinceUs, escapeText, foldLine } from '../src/apps/events/web/calendar.js';
-import { freshDatabase, type FreshDatabase } from './support/server.js';
+import { eventsForCalendar, type CalendarEvent } from '../../../src/apps/events/calendar-events.js';
+import { calendarFeed, calendarSinceUs, escapeText, foldLine } from '../../../src/apps/events/web/calendar.js';
+import { freshDatabase, type FreshDatabase } from '../../support/server.js';
 
 /** An instant given in UTC, as microseconds since the epoch. */
 function utcUs(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Db } from '../src/db/connection.js';
-import { writeTransaction } from '../src/db/write-transaction.js';
+import type { Db } from '../../../src/db/connection.js';
+import { writeTransaction } from '../../../src/db/write-transaction.js';
 import {
   createFirstSuperuser,
   createMember,
@@ -12,11 +12,11 @@ import {
   setPassword,
   setPasswordWithLink,
   SuperuserExists,
-} from '../src/apps/users/accounts.js';
-import { createPasswordLink, findPasswordLink } from '../src/apps/users/links.js';
-import { PasswordHasher } from '../src/apps/users/passwords.js';
-import { FieldErrors } from '../src/resources/write-errors.js';
-import { freshDatabase, type FreshDatabase } from './support/server.js';
+} from '../../../src/apps/users/accounts.js';
+import { createPasswordLink, findPasswordLink } from '../../../src/apps/users/links.js';
+import { PasswordHasher } from '../../../src/apps/users/passwords.js';
+import { FieldErrors } from '../../../src/resources/write-errors.js';
+import { freshDatabase, type FreshDatabase } from '../../support/server.js';
 
 const NOW = 1_700_000_000_000_000;
 const HOUR = 3600 * 1_000_000;

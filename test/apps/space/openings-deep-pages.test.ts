@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { COARSE_BUCKET_BITS, FINE_BUCKET_BITS } from '../src/db/migrations.js';
-import { DIRECT_OFFSET_LIMIT, listOpenings, OpeningPositions } from '../src/apps/space/openings.js';
-import type { Db } from '../src/db/connection.js';
-import { wireUtcMicros } from './support/contract.js';
-import { request } from './support/http.js';
-import { startServer, type TestServer } from './support/server.js';
+import { COARSE_BUCKET_BITS, FINE_BUCKET_BITS } from '../../../src/db/migrations.js';
+import { DIRECT_OFFSET_LIMIT, listOpenings, OpeningPositions } from '../../../src/apps/space/openings.js';
+import type { Db } from '../../../src/db/connection.js';
+import { wireUtcMicros } from '../../support/contract.js';
+import { request } from '../../support/http.js';
+import { startServer, type TestServer } from '../../support/server.js';
 
 const FINE = 2 ** FINE_BUCKET_BITS;
 const COARSE = 2 ** COARSE_BUCKET_BITS;

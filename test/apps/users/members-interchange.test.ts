@@ -5,13 +5,13 @@
 // under test. Both engines.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Db } from '../src/db/connection.js';
-import { importRecords, ImportError } from '../src/interchange/import.js';
-import { grantRights, rightsOf } from '../src/apps/users/rights.js';
-import { user, type DumpRecord } from './support/contract.js';
-import { exportText } from './support/interchange.js';
-import { freshDatabase } from './support/server.js';
-import { SPEC_RIGHTS } from './support/members.js';
+import type { Db } from '../../../src/db/connection.js';
+import { importRecords, ImportError } from '../../../src/interchange/import.js';
+import { grantRights, rightsOf } from '../../../src/apps/users/rights.js';
+import { user, type DumpRecord } from '../../support/contract.js';
+import { exportText } from '../../support/interchange.js';
+import { freshDatabase } from '../../support/server.js';
+import { SPEC_RIGHTS } from '../../support/members.js';
 
 const NINE = new Set<string>(SPEC_RIGHTS);
 

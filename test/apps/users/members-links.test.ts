@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { writeTransaction } from '../src/db/write-transaction.js';
-import { createMember, renewFirstSuperuserLink } from '../src/apps/users/accounts.js';
-import { createPasswordLink, findPasswordLink, usePasswordLink } from '../src/apps/users/links.js';
-import { FieldErrors } from '../src/resources/write-errors.js';
-import { freshDatabase, type FreshDatabase } from './support/server.js';
+import { writeTransaction } from '../../../src/db/write-transaction.js';
+import { createMember, renewFirstSuperuserLink } from '../../../src/apps/users/accounts.js';
+import { createPasswordLink, findPasswordLink, usePasswordLink } from '../../../src/apps/users/links.js';
+import { FieldErrors } from '../../../src/resources/write-errors.js';
+import { freshDatabase, type FreshDatabase } from '../../support/server.js';
 
 const NOW = 1_700_000_000_000_000;
 const HOUR = 3600 * 1_000_000;

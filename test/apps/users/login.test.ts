@@ -2,16 +2,16 @@ import assert from 'node:assert/strict';
 import { pbkdf2Sync } from 'node:crypto';
 import fs from 'node:fs';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { configFrom } from '../src/config.js';
-import { openDatabase, type DatabaseHandle, type Db } from '../src/db/connection.js';
-import { writeTransaction } from '../src/db/write-transaction.js';
-import { logIn } from '../src/apps/users/login.js';
-import { loginWait } from '../src/apps/users/login-throttle.js';
-import { HashingBusy, PasswordHasher } from '../src/apps/users/passwords.js';
-import { freshDatabase, type FreshDatabase } from './support/server.js';
+import { configFrom } from '../../../src/config.js';
+import { openDatabase, type DatabaseHandle, type Db } from '../../../src/db/connection.js';
+import { writeTransaction } from '../../../src/db/write-transaction.js';
+import { logIn } from '../../../src/apps/users/login.js';
+import { loginWait } from '../../../src/apps/users/login-throttle.js';
+import { HashingBusy, PasswordHasher } from '../../../src/apps/users/passwords.js';
+import { freshDatabase, type FreshDatabase } from '../../support/server.js';
 
 /** Hashes Django made (members.md §1's data file). */
-const fixture = JSON.parse(fs.readFileSync(new URL('./fixtures/django-password-hashes.json', import.meta.url), 'utf8')) as {
+const fixture = JSON.parse(fs.readFileSync(new URL('../../fixtures/django-password-hashes.json', import.meta.url), 'utf8')) as {
   unusable: string;
   hashes: { format: string; password: string; hash: string }[];
 };

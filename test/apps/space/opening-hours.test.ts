@@ -8,13 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Db } from '../src/db/connection.js';
-import { offsetSpans, openingHours } from '../src/apps/space/opening-hours.js';
-import { createToken } from '../src/resources/tokens.js';
-import { formatIsoUtc, parseIsoMicros, TimeFormatter } from '../src/time.js';
-import { request, assertJson, assertRouteHeaders } from './support/http.js';
-import { freshDatabase, startServer, type FreshDatabase, type TestServer } from './support/server.js';
-import { nowUs } from './support/clock.js';
+import type { Db } from '../../../src/db/connection.js';
+import { offsetSpans, openingHours } from '../../../src/apps/space/opening-hours.js';
+import { createToken } from '../../../src/resources/tokens.js';
+import { formatIsoUtc, parseIsoMicros, TimeFormatter } from '../../../src/time.js';
+import { request, assertJson, assertRouteHeaders } from '../../support/http.js';
+import { freshDatabase, startServer, type FreshDatabase, type TestServer } from '../../support/server.js';
+import { nowUs } from '../../support/clock.js';
 
 const BRUSSELS = new TimeFormatter('Europe/Brussels');
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];

@@ -8,13 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { csrfToken } from '../src/request/csrf.js';
-import { request } from './support/http.js';
-import { addMember, Browser, logIn, sessionOf, TEST_ITERATIONS } from './support/members.js';
-import { CLIENT_SECRET, oidcEnv, startProvider, throughProvider, type TestProvider } from './support/oidc-provider.js';
-import { freePort, killAll, startService, waitUntilServing, type Service } from './support/processes.js';
-import { freshDatabase, startServer, TEST_ENGINE, type FreshDatabase, type TestServer } from './support/server.js';
-import { until } from './support/wait.js';
+import { csrfToken } from '../../../src/request/csrf.js';
+import { request } from '../../support/http.js';
+import { addMember, Browser, logIn, sessionOf, TEST_ITERATIONS } from '../../support/members.js';
+import { CLIENT_SECRET, oidcEnv, startProvider, throughProvider, type TestProvider } from '../../support/oidc-provider.js';
+import { freePort, killAll, startService, waitUntilServing, type Service } from '../../support/processes.js';
+import { freshDatabase, startServer, TEST_ENGINE, type FreshDatabase, type TestServer } from '../../support/server.js';
+import { until } from '../../support/wait.js';
 
 const CALLBACK = '/accounts/oidc/callback/';
 const PASSWORD = 'correct horse battery';

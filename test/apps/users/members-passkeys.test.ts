@@ -9,7 +9,7 @@
  * verification, a forged signature, a counter going back, an unknown, removed or inactive
  * member's passkey), that malformed answers are 400 pages and never a 500, renaming and removing
  * only one's own passkeys, and that the password throttling does not hold passkey logins back.
- * In Chromium, with a virtual authenticator: test/members-passkeys-browser.test.ts.
+ * In Chromium, with a virtual authenticator: test/apps/users/members-passkeys-browser.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -21,10 +21,10 @@ import {
   type CreationOptionsJSON,
   type RegistrationOverrides,
   type RequestOptionsJSON,
-} from './support/authenticator.js';
-import type { HttpResponse } from './support/http.js';
-import { addMember, Browser, csrfOf, logIn, noticeOf, sessionOf, TEST_ITERATIONS } from './support/members.js';
-import { startServer, TEST_ENGINE, type TestServer } from './support/server.js';
+} from '../../support/authenticator.js';
+import type { HttpResponse } from '../../support/http.js';
+import { addMember, Browser, csrfOf, logIn, noticeOf, sessionOf, TEST_ITERATIONS } from '../../support/members.js';
+import { startServer, TEST_ENGINE, type TestServer } from '../../support/server.js';
 
 const PASSWORD = 'correct horse battery';
 const LOGIN_PATH = '/accounts/passkey/login/';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { configFrom } from '../src/config.js';
-import { openDatabase, type DatabaseHandle, type Db } from '../src/db/connection.js';
-import { writeTransaction } from '../src/db/write-transaction.js';
-import { endSession, endSessionsOf, findSession, hashSecretId, newSecret, pruneExpiredSessions, startSession } from '../src/apps/users/sessions.js';
-import { freshDatabase, type FreshDatabase } from './support/server.js';
+import { configFrom } from '../../../src/config.js';
+import { openDatabase, type DatabaseHandle, type Db } from '../../../src/db/connection.js';
+import { writeTransaction } from '../../../src/db/write-transaction.js';
+import { endSession, endSessionsOf, findSession, hashSecretId, newSecret, pruneExpiredSessions, startSession } from '../../../src/apps/users/sessions.js';
+import { freshDatabase, type FreshDatabase } from '../../support/server.js';
 
 const HOUR_US = 3_600_000_000;
 const DAY_US = 24 * HOUR_US;

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { configFrom } from '../src/config.js';
-import { openDatabase, type DatabaseHandle, type Db } from '../src/db/connection.js';
-import { clearLoginFailures, loginWait, pruneLoginFailures, recordLoginFailure } from '../src/apps/users/login-throttle.js';
-import { freshDatabase, type FreshDatabase } from './support/server.js';
+import { configFrom } from '../../../src/config.js';
+import { openDatabase, type DatabaseHandle, type Db } from '../../../src/db/connection.js';
+import { clearLoginFailures, loginWait, pruneLoginFailures, recordLoginFailure } from '../../../src/apps/users/login-throttle.js';
+import { freshDatabase, type FreshDatabase } from '../../support/server.js';
 
 // The spec's rules (members.md §2): 5 per account and client within 15 minutes, 30 per client
 // within 15 minutes, 100 per account from all clients within an hour.

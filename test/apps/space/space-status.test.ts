@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createToken } from '../src/resources/tokens.js';
-import { request, assertJson, assertRouteHeaders } from './support/http.js';
-import { startServer, type TestServer } from './support/server.js';
-import { nowUs } from './support/clock.js';
+import { createToken } from '../../../src/resources/tokens.js';
+import { request, assertJson, assertRouteHeaders } from '../../support/http.js';
+import { startServer, type TestServer } from '../../support/server.js';
+import { nowUs } from '../../support/clock.js';
 
 const opening = (pk: number, time: string, isOpen: boolean) => ({ model: 'space.spacestatus', pk, fields: { time, is_open: isOpen } });
 

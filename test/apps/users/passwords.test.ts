@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
-import { HashingBusy, HashingSlots, PasswordHasher, passwordProblem, type PasswordCheck } from '../src/apps/users/passwords.js';
+import { HashingBusy, HashingSlots, PasswordHasher, passwordProblem, type PasswordCheck } from '../../../src/apps/users/passwords.js';
 
 interface FixtureEntry {
   format: string;
@@ -17,7 +17,7 @@ interface FixtureEntry {
   hash: string;
   note: string;
 }
-const fixture = JSON.parse(fs.readFileSync(new URL('./fixtures/django-password-hashes.json', import.meta.url), 'utf8')) as {
+const fixture = JSON.parse(fs.readFileSync(new URL('../../fixtures/django-password-hashes.json', import.meta.url), 'utf8')) as {
   made_with: string;
   unusable: string;
   hashes: FixtureEntry[];
