@@ -1,6 +1,6 @@
 // Bundles the CLI and server into one file (plus the chunks it loads on demand). Node 20 loads hundreds of small ESM modules slowly
 // (about 1.8 s through tsx against 0.4 s bundled), and startup time matters for operators.
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 // What is imported dynamically (`await import(…)`: MQTT.js, when a broker is configured) goes
@@ -30,7 +30,9 @@ cpSync('src/apps/users/common-passwords.txt.gz', 'dist/common-passwords.txt.gz')
 // The web pages' stylesheet and script, read at start beside the bundle (src/web/assets.ts).
 rmSync('dist/assets', { recursive: true, force: true });
 cpSync('src/web/assets', 'dist/assets', { recursive: true });
+// Each app's files (src/apps/<app>/assets/), beside the site's: their names are unique across the site (src/web/assets.ts).
+for (const app of readdirSync('src/apps')) if (existsSync(`src/apps/${app}/assets`)) cpSync(`src/apps/${app}/assets`, 'dist/assets', { recursive: true });
 // The API reference's renderer (src/web/api-docs.ts), from its package: the same file as src/ serves.
 cpSync('node_modules/redoc/bundles/redoc.standalone.js', 'dist/assets/redoc.standalone.js');
-// The browser half of the passkey ceremonies (src/web/layout.ts), from its package likewise.
+// The browser half of the WebAuthn ceremonies (the users app's assets), from its package likewise.
 cpSync('node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js', 'dist/assets/simplewebauthn-browser.js');

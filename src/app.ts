@@ -31,10 +31,11 @@ import { OpeningPositions } from './apps/space/openings.js';
 import { routeTable } from './routes/index.js';
 import { SITE_LINKS } from './routes/pages.js';
 import { INSTALLED_APPS } from './installed-apps.js';
-import { appsTurnedOn, siteLinksOf } from './http/app-declaration.js';
+import { appsTurnedOn, assetsOf, noticesOf, siteLinksOf } from './http/app-declaration.js';
+import { SITE_NOTICES } from './web/notices.js';
 import { loadSpaceApi, spaceNameOf } from './apps/space/spaceapi/config-file.js';
 import { TimeFormatter } from './time.js';
-import { Assets } from './web/assets.js';
+import { Assets, SITE_ASSETS } from './web/assets.js';
 import { navOf, PRIVATE, viewerOf } from './apps/users/handlers/viewer.js';
 import { htmlError } from './web/error-pages.js';
 import { PageTimes } from './web/format.js';
@@ -88,7 +89,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const table = routeTable(apps);
   const database = deps.database ?? (await openDatabase(config.database));
   const logger = deps.logger ?? { level: config.logLevel };
-  const site: Site = { name: spaceNameOf(spaceApiSetup, config), assets: new Assets(config.compressMinBytes), links: siteLinksOf(SITE_LINKS, apps) };
+  const site: Site = { name: spaceNameOf(spaceApiSetup, config), assets: new Assets(config.compressMinBytes, assetsOf(SITE_ASSETS, apps)), links: siteLinksOf(SITE_LINKS, apps) };
   const htmlErrors: HtmlError = (request, reply, status, body) => {
     const facts = reader.of(request.raw);
     // A member's navigation when the handler had looked them up; a visitor's otherwise.
@@ -187,6 +188,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     pageTimes: new PageTimes(config.timeZone, times),
     avatar: avatarUrls(config),
     site,
+    notices: noticesOf(SITE_NOTICES, apps),
     routeOf: table.api.routeOf,
     feed: live.feed,
     writes,

@@ -1,112 +1,5 @@
 import type { Generated } from 'kysely';
 
-/**
- * The tables as Kysely sees them. Booleans are 0/1 integers (SQLite has no boolean type) and
- * instants are integer microseconds since the epoch (see time.ts).
- */
-export interface UsersTable {
-  id: Generated<number>;
-  username: string;
-  /** Only ever used to derive the avatar hash; never sent in a response. */
-  email: string;
-  has_key: number;
-  // The original's fields the API does not show (migration 0009): kept for the round trip with
-  // the original, written only by `export`. Never select them for a response, a page or a log.
-  // Generated: the column has the original's default.
-  password: string;
-  last_login_us: Generated<number | null>;
-  is_superuser: Generated<number>;
-  created_us: number;
-  edited_us: number;
-  first_name: Generated<string>;
-  last_name: Generated<string>;
-  /** The original's DecimalField(6, 2), in hundredths. */
-  balance_cents: Generated<number>;
-  hide_pamela: Generated<number>;
-  newsletter: Generated<number>;
-  is_active: Generated<number>;
-  description: Generated<string | null>;
-  /** Not the original's: whether the member's public page shows their first and last name. */
-  show_name: Generated<number>;
-}
-
-/** The original's auth many-to-many fields. A number may name a group or permission that no import brought (no foreign key). */
-export interface UserGroupsTable {
-  user_id: number;
-  group_id: number;
-}
-
-export interface UserPermissionsTable {
-  user_id: number;
-  permission_id: number;
-}
-
-export interface OpeningsTable {
-  id: Generated<number>;
-  time_us: number;
-  is_open: number;
-}
-
-export interface ProjectsTable {
-  id: Generated<number>;
-  title: string;
-  maintainer_id: number;
-  status: string;
-  progress: number;
-  short_description: string;
-  content: string;
-  created_us: number | null;
-  modified_us: number | null;
-  /** Stored path below the media root; '' or null for none, kept apart as the original does. */
-  picture: Generated<string | null>;
-}
-
-/** The original's `dependencies` (projects this project depends on), as each record lists them. */
-export interface ProjectDependenciesTable {
-  project_id: number;
-  dependency_id: number;
-}
-
-export interface ProjectParticipantsTable {
-  project_id: number;
-  user_id: number;
-}
-
-export interface EventsTable {
-  id: Generated<number>;
-  title: string;
-  place: string;
-  start_us: number | null;
-  stop_us: number | null;
-  status: string;
-  organizer_id: number | null;
-  description: string;
-  /** Stored path below the media root; '' or null when the event has no picture. */
-  picture: string | null;
-  is_talk: Generated<number>;
-}
-
-export interface EventInterestedTable {
-  event_id: number;
-  user_id: number;
-}
-
-export interface MeetingsTable {
-  id: Generated<number>;
-  event_id: number;
-  /** The original's `OJ` (ordre du jour). */
-  agenda: string;
-  /** The original's `PV` (procès-verbal). */
-  minutes: string;
-  pad: string;
-  ongoing: number;
-}
-
-export interface MeetingMembersTable {
-  meeting_id: number;
-  user_id: number;
-}
-
 /** Row counts per collection, kept exact by triggers so that `count` never scans a table. */
 export interface CollectionCountsTable {
   collection: string;
@@ -151,13 +44,6 @@ export interface TableVersionsTable {
   changed_us: number;
 }
 
-/** Openings per time bucket (time_us >> 36 at level 0, >> 42 at level 1), kept by triggers. */
-export interface OpeningBucketsTable {
-  level: number;
-  bucket: number;
-  n: number;
-}
-
 /** The webhook outbox: one delivery of one change to one URL (live/webhook-outbox.ts). */
 export interface WebhookDeliveriesTable {
   /** The X-Webhook-Delivery id (a UUID), fixed at insert. */
@@ -186,152 +72,17 @@ export interface WebhookDeliveriesTable {
   finished_us: number | null;
 }
 
-/** The original's `contenttypes.contenttype`: a permission's model. */
-export interface ContentTypesTable {
-  id: Generated<number>;
-  app_label: string;
-  model: string;
-}
-
-/** The original's `auth.permission`, all of them, used or not (export gives them back). */
-export interface AuthPermissionsTable {
-  id: Generated<number>;
-  content_type_id: number;
-  codename: string;
-  name: string;
-}
-
-/** The original's `auth.group`. */
-export interface AuthGroupsTable {
-  id: Generated<number>;
-  name: string;
-}
-
-export interface GroupPermissionsTable {
-  group_id: number;
-  permission_id: number;
-}
-
-/** A logged-in browser: only the SHA-256 of its session id is kept. */
-export interface SessionsTable {
-  id_hash: string;
-  user_id: number;
-  created_us: number;
-  last_seen_us: number;
-  expires_us: number;
-}
-
-/** One failed password login, counted by the throttling of every process. */
-export interface LoginFailuresTable {
-  id: Generated<number>;
-  time_us: number;
-  /** SHA-256 of the name typed, lowercased: never the name itself (it may be an e-mail address). */
-  account: string;
-  /** The client's address. */
-  client: string;
-}
-
-/** A one-time set-password link: only the SHA-256 of its token is kept. */
-export interface PasswordLinksTable {
-  token_hash: string;
-  /** Null for the link that creates the first superuser. */
-  user_id: number | null;
-  purpose: 'invitation' | 'reset' | 'first-superuser';
-  created_us: number;
-  expires_us: number;
-  used_us: number | null;
-}
-
-/** A member's personal API token: it may do what its owner may. Only a hash of the secret is kept. */
-export interface MemberTokensTable {
-  id: Generated<number>;
-  user_id: number;
-  name: string;
-  secret_hash: string;
-  created_us: number;
-  last_used_us: number | null;
-  revoked_us: number | null;
-}
-
-/** A member's account at an OpenID provider: the provider's subject, linked on a first login by verified e-mail or by creation. */
-export interface OidcLinksTable {
-  issuer: string;
-  subject: string;
-  user_id: number;
-  created_us: number;
-  last_login_us: number;
-}
-
-/** A single sign-on begun and not yet finished: what its callback must check, found by the hash of the browser's flow cookie. */
-export interface OidcFlowsTable {
-  id_hash: string;
-  state: string;
-  nonce: string;
-  code_verifier: string;
-  next_path: string;
-  expires_us: number;
-}
-
-/** A member's passkey (WebAuthn credential), as the authenticator registered it; ids and keys base64url. */
-export interface PasskeysTable {
-  id: Generated<number>;
-  user_id: number;
-  credential_id: string;
-  public_key: string;
-  /** The authenticator's signature counter when last used (0: it keeps none). */
-  counter: number;
-  /** How the browser may reach the authenticator ("internal,hybrid"), as it said at registration. */
-  transports: string;
-  /** The WebAuthn user handle of the member: one per member, so that an authenticator keeps one passkey per account. */
-  user_handle: string;
-  name: string;
-  created_us: number;
-  last_used_us: number | null;
-}
-
-/** A passkey challenge given and not yet answered, by its hash: a registration's names its member. */
-export interface PasskeyChallengesTable {
-  challenge_hash: string;
-  /** The hash of what the asking page's forms are tied to: only that browser may answer. */
-  browser_hash: string;
-  purpose: 'register' | 'login';
-  user_id: number | null;
-  /** The user handle a registration gave the authenticator. */
-  user_handle: string | null;
-  expires_us: number;
-}
-
+/**
+ * Every table, as Kysely sees it: the machinery's here, each app's added by its own schema.ts
+ * (`declare module` augments this interface), so that every query is checked against all of them.
+ */
 export interface Database {
-  content_types: ContentTypesTable;
-  auth_permissions: AuthPermissionsTable;
-  auth_groups: AuthGroupsTable;
-  group_permissions: GroupPermissionsTable;
-  users: UsersTable;
-  user_groups: UserGroupsTable;
-  user_permissions: UserPermissionsTable;
-  openings: OpeningsTable;
-  projects: ProjectsTable;
-  project_participants: ProjectParticipantsTable;
-  project_dependencies: ProjectDependenciesTable;
-  events: EventsTable;
-  event_interested: EventInterestedTable;
-  meetings: MeetingsTable;
-  meeting_members: MeetingMembersTable;
   collection_counts: CollectionCountsTable;
   api_tokens: ApiTokensTable;
   audit_log: AuditLogTable;
   deleted_id_high_water: DeletedIdHighWaterTable;
   table_versions: TableVersionsTable;
-  opening_buckets: OpeningBucketsTable;
   webhook_deliveries: WebhookDeliveriesTable;
-  sessions: SessionsTable;
-  login_failures: LoginFailuresTable;
-  password_links: PasswordLinksTable;
-  member_tokens: MemberTokensTable;
-  oidc_links: OidcLinksTable;
-  oidc_flows: OidcFlowsTable;
-  passkeys: PasskeysTable;
-  passkey_challenges: PasskeyChallengesTable;
 }
 
 /** Ids are 32-bit on every engine, as Django's AutoField. */

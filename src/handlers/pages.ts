@@ -37,7 +37,7 @@ export async function answerPage<P>(ex: Exchange<P>, page: PageSpec<P>): Promise
   // Only a request the cache keeps nothing for (facts.key null: it carries a session cookie) gets a page built for its member.
   const forMember = facts.key === null && viewer !== null;
   // Built for them alone, never cached: only such a page may carry a form's notice.
-  const site = siteFor(services.site, nav, forMember ? takeNotice(reply, facts, request.headers.cookie) : null);
+  const site = siteFor(services.site, nav, forMember ? takeNotice(reply, facts, request.headers.cookie, services.notices) : null);
   const pageViewer = forMember && nav.member ? { id: viewer.member.id, username: viewer.member.username, csrf: nav.member.csrf } : null;
   // Read before the body is built, so that the body is at least as new as the versions it is filed under.
   const snapshot = await services.fast.versionsFor(facts);

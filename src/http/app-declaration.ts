@@ -1,6 +1,7 @@
 import { ConfigError } from '../config.js';
 import type { MigrationSet } from '../db/migrations.js';
 import type { Collection } from '../drf/collections.js';
+import type { AssetSource } from '../web/assets.js';
 import type { NavLink } from '../web/layout.js';
 import type { Route } from './route.js';
 
@@ -26,6 +27,10 @@ export interface AppDeclaration {
   readonly routes: readonly Route[];
   /** Its links in the site's navigation. */
   readonly nav: readonly NavLink[];
+  /** Its forms' confirmations, by their codes (handlers/notice.ts). */
+  readonly notices?: Readonly<Record<string, string>>;
+  /** Its static files, and a stylesheet of its own served within the site's. */
+  readonly assets?: AssetSource;
 }
 
 /** The installed list, checked: names unique, and each app after the apps it needs (their migrations run first). */
@@ -67,4 +72,14 @@ export function collectionsOf(apps: readonly AppDeclaration[]): readonly Collect
 /** The site's navigation: its own links and those of these apps, in their order. */
 export function siteLinksOf(own: readonly NavLink[], apps: readonly AppDeclaration[]): readonly NavLink[] {
   return [...own, ...apps.flatMap((app) => app.nav)].sort((a, b) => a.order - b.order);
+}
+
+/** The words of every form's confirmation: the site's and these apps'. */
+export function noticesOf(own: Readonly<Record<string, string>>, apps: readonly AppDeclaration[]): Readonly<Record<string, string>> {
+  return Object.freeze(Object.assign({}, own, ...apps.map((app) => app.notices ?? {})) as Record<string, string>);
+}
+
+/** The static files: the site's first (its style.css), then these apps'. */
+export function assetsOf(own: AssetSource, apps: readonly AppDeclaration[]): readonly AssetSource[] {
+  return [own, ...apps.flatMap((app) => (app.assets === undefined ? [] : [app.assets]))];
 }

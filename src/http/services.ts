@@ -29,6 +29,8 @@ export interface Services {
   /** An e-mail address's avatar URL, remembered (drf/links.ts avatarUrls). */
   readonly avatar: (email: string) => string;
   readonly site: Site;
+  /** The words of every form's confirmation, by its code: the site's and the apps' that are on. */
+  readonly notices: Readonly<Record<string, string>>;
   /** The API route a percent-decoded path names, among the apps that are on: hyperlinks in forms' and bodies' fields are read with it. */
   readonly routeOf: ApiPathMatch;
   readonly feed: SpaceFeed;

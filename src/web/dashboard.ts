@@ -45,7 +45,7 @@ ${meetingsSection(meetings, times)}
 ${membersSection(members)}
 </div>
 ${projectsSection(projects)}`;
-  return layout(site, { title: stateWord(state), main, script: 'live' });
+  return layout(site, { title: stateWord(state), main, scripts: ['live.js'] });
 }
 
 /**

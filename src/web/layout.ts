@@ -53,26 +53,22 @@ function accountNav(nav: AccountNav | undefined): Html {
   return html`<ul class="account"><li><a href="${loginUrl(nav?.next ?? '/')}" id="login">Log in</a></li></ul>`;
 }
 
-function scripts(site: Site, script: PageParts['script']): Html | string {
-  if (script === 'live') return html`<script src="${site.assets.url('live.js')}" defer></script>`;
-  if (script === 'passkeys') {
-    return html`<script src="${site.assets.url('simplewebauthn-browser.js')}" defer></script>
-<script src="${site.assets.url('passkeys.js')}" defer></script>`;
-  }
-  return '';
+/** The page's scripts, one per line. */
+function scripts(site: Site, names: readonly string[]): Html[] {
+  return names.map((name, i) => html`${i > 0 ? '\n' : ''}<script src="${site.assets.url(name)}" defer></script>`);
 }
 
 export interface PageParts {
   /** The document's title, before the site's name. */
   title: string;
   main: Html;
-  /** The page's script, if any: the live dashboard's, or the passkey ceremonies' (with the WebAuthn library it uses). */
-  script?: 'live' | 'passkeys';
+  /** The page's scripts, by their assets' names, in the order they run (the live dashboard's, an app's). */
+  scripts?: readonly string[];
   mainClass?: string;
 }
 
 /** A whole HTML document: header with the site's navigation, the page's main part, footer. */
-export function layout(site: Site, { title, main, script, mainClass }: PageParts): Buffer {
+export function layout(site: Site, { title, main, scripts: names = [], mainClass }: PageParts): Buffer {
   const page = html`<!doctype html>
 <html lang="en">
 <head>
@@ -89,7 +85,7 @@ ${site.links.flatMap((link) =>
         html`<link rel="alternate" type="text/calendar" title="${link.calendar}" href="${link.href}">
 `,
       ],
-)}${scripts(site, script)}
+)}${scripts(site, names)}
 </head>
 <body>
 <a class="skip-link" href="#main">Skip to content</a>

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Db } from '../../db/connection.js';
-import type { ProjectsTable } from '../../db/schema.js';
+import type { ProjectsTable } from './schema.js';
 import { countRecords } from '../../resources/counts.js';
 import type { PageWindow, RecordContext } from '../../resources/record-context.js';
 import { relatedUserIds } from '../users/index.js';

@@ -3,6 +3,7 @@ import type { Route } from '../../http/route.js';
 import { detailRoute } from '../../routes/pages.js';
 import { USERS } from './collections.js';
 import { USERS_MIGRATIONS } from './migrations.js';
+import { USERS_NOTICES } from './notices.js';
 import { ACCOUNT_ROUTES } from './routes/accounts.js';
 import { ADMIN_ROUTES } from './routes/admin.js';
 import { originalMemberAddress } from './routes/original-member.js';
@@ -32,4 +33,12 @@ export const usersApp: AppDeclaration = {
   // The original's `/accounts/<username>` last: any page of ours under `/accounts/` wins.
   routes: [...NAMED_ROUTES, originalMemberAddress(ACCOUNT_PAGE_NAMES)],
   nav: [],
+  notices: USERS_NOTICES,
+  assets: {
+    dir: new URL('./assets/', import.meta.url),
+    files: ['passkeys.js', 'simplewebauthn-browser.js'],
+    // The WebAuthn ceremonies' browser half (the server's library's own), as one script that sets `SimpleWebAuthnBrowser`.
+    vendor: { 'simplewebauthn-browser.js': { module: '@simplewebauthn/browser/dist/bundle/index.umd.min.js', patches: [] } },
+    style: 'users.css',
+  },
 };

@@ -82,7 +82,7 @@ async function answerMemberPage<P>(ex: Exchange<P>, page: MemberPageDeclaration<
   const viewer = await viewerOf(ex);
   settleSessionCookie(reply, facts, viewer);
   const shown = viewer !== null && (facts.method === 'GET' || facts.method === 'HEAD');
-  const site = siteFor(ex.services.site, navOf(facts, viewer), shown ? takeNotice(reply, facts, request.headers.cookie) : null);
+  const site = siteFor(ex.services.site, navOf(facts, viewer), shown ? takeNotice(reply, facts, request.headers.cookie, ex.services.notices) : null);
   const nowUs = Date.now() * 1000;
   if (!methods.includes(facts.method)) {
     return sendPage(reply, 405, messagePage(site, { title: 'Method not allowed', message: `This page does not answer ${facts.method}.` }));

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { Db } from '../../../db/connection.js';
 import { joinProject, leaveProject, setInterest, type TakingPart } from '../taking-part.js';
 import { field } from '../../../request/form.js';
-import type { Notice } from '../../../web/notices.js';
+import type { UsersNotice as Notice } from '../notices.js';
 import { notFound, seeOther, webWrite, type MemberExchange } from './member-pages.js';
 import { setNotice } from '../../../handlers/notice.js';
 

@@ -1,3 +1,4 @@
+import { PASSKEY_SCRIPTS } from './accounts.js';
 import type { MemberTokenInfo } from '../member-tokens.js';
 import { PASSKEY_NAME_MAX, type PasskeyInfo } from '../passkeys.js';
 import type { ProfileFields } from '../profile.js';
@@ -90,7 +91,7 @@ ${view.preview === null ? '' : html`<section class="preview" aria-labelledby="pr
 </section>
 ${view.passkeys === null ? '' : passkeysSection(view, view.passkeys)}
 ${tokensSection(view)}`;
-  return layout(site, { title: 'Your profile', main, script: view.passkeys === null ? undefined : 'passkeys' });
+  return layout(site, { title: 'Your profile', main, scripts: view.passkeys === null ? [] : PASSKEY_SCRIPTS });
 }
 
 function tokensSection(view: ProfileView): Html {

@@ -5,6 +5,9 @@ import { layout, type Site } from '../../../web/layout.js';
 /** The pages of logging in and out (members.md §2), and the short pages a member's form may answer with. */
 
 /** Where the login page's script asks for a passkey login's options, and where it posts the answer. */
+/** The passkey ceremonies' script, after the WebAuthn library it uses (the users app's assets). */
+export const PASSKEY_SCRIPTS = ['simplewebauthn-browser.js', 'passkeys.js'];
+
 export const PASSKEY_LOGIN_OPTIONS_PATH = '/accounts/passkey/login/options/';
 export const PASSKEY_LOGIN_PATH = '/accounts/passkey/login/';
 
@@ -47,7 +50,7 @@ ${
     : ''
 }
 </section>`;
-  return layout(site, { title: 'Log in', main, script: form.passkeys ? 'passkeys' : undefined });
+  return layout(site, { title: 'Log in', main, scripts: form.passkeys ? PASSKEY_SCRIPTS : [] });
 }
 
 /**
