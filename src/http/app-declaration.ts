@@ -2,6 +2,7 @@ import { ConfigError } from '../config.js';
 import type { MigrationSet } from '../db/migrations.js';
 import type { Collection } from '../drf/collections.js';
 import type { AssetSource } from '../web/assets.js';
+import type { DashboardPanel } from '../web/dashboard.js';
 import type { NavLink } from '../web/layout.js';
 import type { Route } from './route.js';
 
@@ -27,6 +28,8 @@ export interface AppDeclaration {
   readonly routes: readonly Route[];
   /** Its links in the site's navigation. */
   readonly nav: readonly NavLink[];
+  /** Its parts of the dashboard at `/`. */
+  readonly panels?: readonly DashboardPanel[];
   /** Its forms' confirmations, by their codes (handlers/notice.ts). */
   readonly notices?: Readonly<Record<string, string>>;
   /** Its static files, and a stylesheet of its own served within the site's. */

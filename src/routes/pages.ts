@@ -3,7 +3,7 @@ import { parseId } from '../drf/routes.js';
 import { answerPage, type PageSpec } from '../handlers/pages.js';
 import { declareRoute, type Route, type RoutePath } from '../http/route.js';
 import { API_DOCS_HEADERS, apiDocsPage } from '../web/api-docs.js';
-import { dashboardPage } from '../web/dashboard.js';
+import { dashboardPage, dashboardReads, type DashboardPanel } from '../web/dashboard.js';
 import { detailPage, type DetailKind } from '../web/details.js';
 import { HTML_HEADERS, HTML_TYPE, type NavLink } from '../web/layout.js';
 
@@ -28,24 +28,26 @@ export const SITE_LINKS: readonly NavLink[] = [
   { href: '/api/docs/', label: 'API reference', order: 81 },
 ];
 
-/** The pages of no app: the dashboard and the API reference. */
-export const SITE_PAGE_ROUTES: readonly Route[] = [
-  // It shows "3 hours ago" and the last 12 weeks up to now: rebuilt at least every minute.
-  pageRoute('dashboard', '/', pattern(/^\/$/), {
-    reads: ['openings', 'events', 'projects', 'users', 'meetings'],
-    type: HTML_TYPE,
-    headers: PAGE_HEADERS,
-    maxAgeMs: 60_000,
-    build: (ctx) => dashboardPage(ctx),
-  }),
-  // The API reference (web/api-docs.ts): the same for every request; its CSP allows Redoc's inline styles.
-  pageRoute('api-docs', '/api/docs/', pattern(/^\/api\/docs\/$/), {
-    reads: [],
-    type: HTML_TYPE,
-    headers: { ...PAGE_HEADERS, ...API_DOCS_HEADERS },
-    build: async ({ site }) => apiDocsPage(site),
-  }),
-];
+/** The pages of no app: the dashboard, of the apps' panels, and the API reference. */
+export function sitePageRoutes(panels: readonly DashboardPanel[]): Route[] {
+  return [
+    // It shows "3 hours ago" and the last 12 weeks up to now: rebuilt at least every minute.
+    pageRoute('dashboard', '/', pattern(/^\/$/), {
+      reads: dashboardReads(panels),
+      type: HTML_TYPE,
+      headers: PAGE_HEADERS,
+      maxAgeMs: 60_000,
+      build: (ctx) => dashboardPage(ctx, panels),
+    }),
+    // The API reference (web/api-docs.ts): the same for every request; its CSP allows Redoc's inline styles.
+    pageRoute('api-docs', '/api/docs/', pattern(/^\/api\/docs\/$/), {
+      reads: [],
+      type: HTML_TYPE,
+      headers: { ...PAGE_HEADERS, ...API_DOCS_HEADERS },
+      build: async ({ site }) => apiDocsPage(site),
+    }),
+  ];
+}
 
 /**
  * A record's page, `/<kind>/<id>/`: what `reads` names (the collection's record and the related

@@ -1,4 +1,5 @@
 import type { AppDeclaration } from '../../http/app-declaration.js';
+import { EVENTS_PANELS } from './web/panels.js';
 import type { Route } from '../../http/route.js';
 import { originalPaths, originalRecordAddress } from '../../routes/original-addresses.js';
 import { detailRoute, METHODS, pageRoute, PAGE_HEADERS, pattern } from '../../routes/pages.js';
@@ -72,6 +73,7 @@ export const eventsApp: AppDeclaration = {
     ...PAGES,
     ...takingPartRoutes('events'),
   ],
+  panels: EVENTS_PANELS,
   nav: [
     { href: '/events/', label: 'Events', order: 20 },
     { href: '/events.ics', label: 'Calendar', order: 90, calendar: 'Events' },

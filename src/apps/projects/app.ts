@@ -1,4 +1,5 @@
 import type { AppDeclaration } from '../../http/app-declaration.js';
+import { PROJECTS_PANELS } from './web/panels.js';
 import { originalPaths, originalRecordAddress } from '../../routes/original-addresses.js';
 import { detailRoute, pageRoute, PAGE_HEADERS, pattern } from '../../routes/pages.js';
 import { formRoutes } from '../../routes/record-forms.js';
@@ -34,5 +35,6 @@ export const projectsApp: AppDeclaration = {
     detailRoute('projects', PROJECTS.reads),
     ...takingPartRoutes('projects'),
   ],
+  panels: PROJECTS_PANELS,
   nav: [{ href: '/projects/', label: 'Projects', order: 10 }],
 };

@@ -1,4 +1,5 @@
 import type { AppDeclaration } from '../../http/app-declaration.js';
+import { SPACE_PANELS } from './web/panels.js';
 import { OPENINGS } from './collections.js';
 
 /**
@@ -13,5 +14,6 @@ export const spaceApp: AppDeclaration = {
   optional: false,
   collections: [OPENINGS],
   routes: [],
+  panels: SPACE_PANELS,
   nav: [],
 };

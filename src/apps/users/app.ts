@@ -1,4 +1,5 @@
 import type { AppDeclaration } from '../../http/app-declaration.js';
+import { USERS_PANELS } from './web/panels.js';
 import type { Route } from '../../http/route.js';
 import { detailRoute } from '../../routes/pages.js';
 import { USERS } from './collections.js';
@@ -32,6 +33,7 @@ export const usersApp: AppDeclaration = {
   collections: [USERS],
   // The original's `/accounts/<username>` last: any page of ours under `/accounts/` wins.
   routes: [...NAMED_ROUTES, originalMemberAddress(ACCOUNT_PAGE_NAMES)],
+  panels: USERS_PANELS,
   nav: [],
   notices: USERS_NOTICES,
   assets: {
