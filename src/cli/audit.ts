@@ -2,7 +2,7 @@ import { openDatabase } from '../db/connection.js';
 import { migrate } from '../installed-apps.js';
 import { listAudit } from '../resources/audit.js';
 import { formatIsoUtc } from '../time.js';
-import { columns, type Command, integerOption, UsageError } from './command.js';
+import { columns, type Command, integerOption, UsageError } from '../command.js';
 
 export const auditCommand: Command = {
   name: 'audit',

@@ -2,7 +2,7 @@ import { backupDatabase, type BackupFormat } from '../backup/backup.js';
 import { INSTALLED_MIGRATIONS } from '../installed-apps.js';
 import { BackupError } from '../backup/backup-error.js';
 import { describeTarget } from '../db/startup.js';
-import { UsageError, type Command } from './command.js';
+import { UsageError, type Command } from '../command.js';
 import { countTable } from './import.js';
 
 const FORMATS: readonly BackupFormat[] = ['auto', 'sqlite', 'pg_dump'];

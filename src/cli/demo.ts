@@ -7,7 +7,7 @@ import { loadDemo, type LoadDemoOutcome } from '../demo/load.js';
 import { demoNowProblem } from '../demo/openings.js';
 import { ImportError } from '../interchange/import-error.js';
 import { formatIsoUtc, parseIsoMicros } from '../time.js';
-import { integerOption, UsageError, type Command } from './command.js';
+import { integerOption, UsageError, type Command } from '../command.js';
 import { serve } from './serve.js';
 
 /** Below this many records the load takes well under a second: a progress line would only flicker. */

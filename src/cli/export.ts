@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { openDatabase, type Db } from '../db/connection.js';
 import { migrate } from '../installed-apps.js';
 import { exportFixture } from '../interchange/export.js';
-import { UsageError, type Command } from './command.js';
+import { UsageError, type Command } from '../command.js';
 import { countTable } from './import.js';
 
 export const exportCommand: Command = {

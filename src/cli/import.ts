@@ -3,7 +3,7 @@ import { openDatabase } from '../db/connection.js';
 import { migrate } from '../installed-apps.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { importRecords, readFixture, type ImportReport } from '../interchange/import.js';
-import { UsageError, type Command } from './command.js';
+import { UsageError, type Command } from '../command.js';
 
 export const importCommand: Command = {
   name: 'import',

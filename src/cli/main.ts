@@ -2,7 +2,9 @@ import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig } from '../config.js';
 import { auditCommand } from './audit.js';
 import { backupCommand } from './backup.js';
-import { parseCommandArgs, UsageError, type Command } from './command.js';
+import { parseCommandArgs, UsageError, type Command, type CommandContext } from '../command.js';
+import { loadSpaceApi, spaceNameOf } from '../apps/space/spaceapi/config-file.js';
+import { INSTALLED_APPS, migrate } from '../installed-apps.js';
 import { demoCommand } from './demo.js';
 import { exportCommand } from './export.js';
 import { importCommand } from './import.js';
@@ -10,12 +12,12 @@ import { migrateCommand } from './migrate.js';
 import { restoreCommand } from './restore.js';
 import { serveCommand } from './serve.js';
 import { tokenCommand } from './token.js';
-import { userCommand } from './user.js';
 import { webhooksCommand } from './webhooks.js';
 
 // Password hashing (one per core) shares libuv's threadpool with compression and DNS: room for both.
 process.env.UV_THREADPOOL_SIZE ??= String(availableParallelism() + 4);
 
+/** The service's commands, the installed apps' among them (`AppDeclaration.commands`: `user`). */
 const commands: Command[] = [
   serveCommand,
   migrateCommand,
@@ -23,12 +25,15 @@ const commands: Command[] = [
   exportCommand,
   demoCommand,
   tokenCommand,
-  userCommand,
+  ...INSTALLED_APPS.flatMap((app) => app.commands ?? []),
   auditCommand,
   webhooksCommand,
   backupCommand,
   restoreCommand,
 ];
+
+/** What the installed apps make of the configuration, for the commands of apps (which may not import the installed list). */
+const CONTEXT: CommandContext = { migrate, spaceName: (config) => spaceNameOf(loadSpaceApi(config), config) };
 
 function mainHelp(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -61,7 +66,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${command.usage}\n`);
       return 0;
     }
-    return (await command.run(values, positionals, loadConfig())) ?? 0;
+    return (await command.run(values, positionals, loadConfig(), CONTEXT)) ?? 0;
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`${command.name}: ${error.message}\n(see hackerspace-api ${command.name} --help)\n`);

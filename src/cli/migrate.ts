@@ -1,6 +1,6 @@
 import { openDatabase } from '../db/connection.js';
 import { migrate } from '../installed-apps.js';
-import type { Command } from './command.js';
+import type { Command } from '../command.js';
 
 export const migrateCommand: Command = {
   name: 'migrate',

@@ -2,7 +2,7 @@ import { BackupError } from '../backup/backup-error.js';
 import { INSTALLED_MIGRATIONS } from '../installed-apps.js';
 import { restoreDatabase } from '../backup/restore.js';
 import { describeTarget } from '../db/startup.js';
-import { UsageError, type Command } from './command.js';
+import { UsageError, type Command } from '../command.js';
 import { countTable } from './import.js';
 
 export const restoreCommand: Command = {

@@ -12,8 +12,8 @@ import { LINK_VALIDITY_US } from '../apps/users/links.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { listen, stopSignal } from '../server.js';
 import { FIRST_RESTART_DELAY_MS, MAX_DEATHS_IN_WINDOW, MAX_RESTART_DELAY_MS, RESTART_WINDOW_MS, superviseWorkers } from '../supervisor.js';
-import { integerOption, UsageError, type Command } from './command.js';
-import { linkUrl } from './user.js';
+import { integerOption, UsageError, type Command } from '../command.js';
+import { linkUrl } from '../apps/users/cli/user.js';
 import type { MetricsListener } from '../metrics/listener.js';
 
 export const MAX_WORKERS = 256;

@@ -3,7 +3,7 @@ import { openDatabase, type Db } from '../db/connection.js';
 import { migrate } from '../installed-apps.js';
 import { createToken, listTokens, revokeToken, TOKEN_SCOPES, TokenError, type TokenInfo } from '../resources/tokens.js';
 import { formatIsoUtc } from '../time.js';
-import { columns, type Command, UsageError } from './command.js';
+import { columns, type Command, UsageError } from '../command.js';
 
 export const tokenCommand: Command = {
   name: 'token',

@@ -3,7 +3,7 @@ import { openDatabase, type Db } from '../db/connection.js';
 import { migrate } from '../installed-apps.js';
 import { listDeliveries, requeueDelivery, type DeliveryRow, type DeliveryStatus } from '../live/webhook-outbox.js';
 import { formatIsoUtc } from '../time.js';
-import { columns, type Command, integerOption, UsageError } from './command.js';
+import { columns, type Command, integerOption, UsageError } from '../command.js';
 
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'abandoned'];
 

@@ -1,3 +1,4 @@
+import type { Command } from '../command.js';
 import { ConfigError } from '../config.js';
 import type { MigrationSet } from '../db/migrations.js';
 import type { Collection } from '../drf/collections.js';
@@ -28,6 +29,8 @@ export interface AppDeclaration {
   readonly routes: readonly Route[];
   /** Its links in the site's navigation. */
   readonly nav: readonly NavLink[];
+  /** Its subcommands of `hackerspace-api` (`user`), whether it is on or off. */
+  readonly commands?: readonly Command[];
   /** Its parts of the dashboard at `/`. */
   readonly panels?: readonly DashboardPanel[];
   /** Its forms' confirmations, by their codes (handlers/notice.ts). */

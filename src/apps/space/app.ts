@@ -1,6 +1,7 @@
 import type { AppDeclaration } from '../../http/app-declaration.js';
 import { SPACE_PANELS } from './web/panels.js';
 import { OPENINGS } from './collections.js';
+import { SPACE_ROUTES } from './routes.js';
 
 /**
  * The space (web.md, api-contract.md): its openings and status, the door, the live state,
@@ -13,7 +14,7 @@ export const spaceApp: AppDeclaration = {
   migrations: {},
   optional: false,
   collections: [OPENINGS],
-  routes: [],
+  routes: SPACE_ROUTES,
   panels: SPACE_PANELS,
   nav: [],
 };

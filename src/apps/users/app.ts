@@ -2,6 +2,7 @@ import type { AppDeclaration } from '../../http/app-declaration.js';
 import { USERS_PANELS } from './web/panels.js';
 import type { Route } from '../../http/route.js';
 import { detailRoute } from '../../routes/pages.js';
+import { userCommand } from './cli/user.js';
 import { USERS } from './collections.js';
 import { USERS_MIGRATIONS } from './migrations.js';
 import { USERS_NOTICES } from './notices.js';
@@ -35,6 +36,7 @@ export const usersApp: AppDeclaration = {
   routes: [...NAMED_ROUTES, originalMemberAddress(ACCOUNT_PAGE_NAMES)],
   panels: USERS_PANELS,
   nav: [],
+  commands: [userCommand],
   notices: USERS_NOTICES,
   assets: {
     dir: new URL('./assets/', import.meta.url),

@@ -1,18 +1,16 @@
-import type { Config } from '../config.js';
-import { openDatabase, type Db } from '../db/connection.js';
-import { migrate } from '../installed-apps.js';
-import { writeTransaction } from '../db/write-transaction.js';
-import { readFields } from '../drf/serializer.js';
-import { createMember, memberByName, linkForMember } from '../apps/users/accounts.js';
-import { grantRights, isRight, revokeRights, rightsOf, RIGHTS, type Right } from '../apps/users/rights.js';
-import { LINK_VALIDITY_US, setPasswordPath, type LinkPurpose, type MemberLinkPurpose } from '../apps/users/links.js';
-import { linkGoesByMail, Mailer, MailNotSent, mailPasswordLink } from '../apps/users/mail.js';
-import { loadSpaceApi, spaceNameOf } from '../apps/space/spaceapi/config-file.js';
-import { createStderrLogger } from '../log.js';
-import { UserFields } from '../apps/users/users.js';
-import { FieldErrors } from '../resources/write-errors.js';
-import { formatIsoUtc } from '../time.js';
-import { columns, type Command, UsageError } from './command.js';
+import type { Config } from '../../../config.js';
+import { openDatabase, type Db } from '../../../db/connection.js';
+import { writeTransaction } from '../../../db/write-transaction.js';
+import { readFields } from '../../../drf/serializer.js';
+import { createMember, memberByName, linkForMember } from '../accounts.js';
+import { grantRights, isRight, revokeRights, rightsOf, RIGHTS, type Right } from '../rights.js';
+import { LINK_VALIDITY_US, setPasswordPath, type LinkPurpose, type MemberLinkPurpose } from '../links.js';
+import { linkGoesByMail, Mailer, MailNotSent, mailPasswordLink } from '../mail.js';
+import { createStderrLogger } from '../../../log.js';
+import { UserFields } from '../users.js';
+import { FieldErrors } from '../../../resources/write-errors.js';
+import { formatIsoUtc } from '../../../time.js';
+import { columns, type Command, type CommandContext, UsageError } from '../../../command.js';
 
 export const userCommand: Command = {
   name: 'user',
@@ -39,13 +37,13 @@ create and link also mail the link to the member's address (when they have one) 
 a mail the server does not take ends the command with exit code 1, and no link is printed.`,
   options: { email: { type: 'string' }, superuser: { type: 'boolean' } },
   allowPositionals: true,
-  async run(values, positionals, config) {
+  async run(values, positionals, config, context) {
     const [action, ...rest] = positionals;
     if (action === 'create') {
       if (rest.length !== 1) throw new UsageError('create takes one USERNAME');
       if (typeof values.email !== 'string') throw new UsageError('create needs --email ADDRESS');
       const email = values.email;
-      return withMembers(config, async (db) => {
+      return withMembers(config, context, async (db) => {
         const fields = readMemberFields(config, rest[0], email);
         const nowUs = Date.now() * 1000;
         const superuser = values.superuser === true;
@@ -54,23 +52,23 @@ a mail the server does not take ends the command with exit code 1, and no link i
           return { id, made: await linkForMember(trx, { id, hasUsablePassword: false }, nowUs) };
         });
         process.stderr.write(`created member ${id} ${JSON.stringify(fields.username)}${superuser ? ' (superuser)' : ''}\n`);
-        await deliverLink(config, fields, made);
+        await deliverLink(config, context, fields, made);
       });
     }
     if (superuserGiven(values)) throw new UsageError('--superuser goes with create only');
     if (values.email !== undefined) throw new UsageError('--email goes with create only');
     if (action === 'link') {
       if (rest.length !== 1) throw new UsageError('link takes one USERNAME');
-      return withMembers(config, async (db) => {
+      return withMembers(config, context, async (db) => {
         const member = await memberByName(db, rest[0]);
         if (!member) throw new MemberNotFound(rest[0]);
         const made = await writeTransaction(db, (trx) => linkForMember(trx, member, Date.now() * 1000));
-        await deliverLink(config, member, made);
+        await deliverLink(config, context, member, made);
       });
     }
     if (action === 'list') {
       if (rest.length) throw new UsageError('list takes no arguments');
-      return withMembers(config, async (db) => {
+      return withMembers(config, context, async (db) => {
         process.stdout.write(formatTable(await listMembers(db)));
       });
     }
@@ -80,7 +78,7 @@ a mail the server does not take ends the command with exit code 1, and no link i
       const unknown = names.filter((right) => !isRight(right));
       if (unknown.length > 0) throw new UsageError(`unknown right ${unknown.map((r) => JSON.stringify(r)).join(', ')}: the rights are ${RIGHTS.join(', ')}`);
       const rights = names as Right[];
-      return withMembers(config, async (db) => {
+      return withMembers(config, context, async (db) => {
         const member = await memberByName(db, name);
         if (!member) throw new MemberNotFound(name);
         await writeTransaction(db, (trx) => (action === 'grant' ? grantRights(trx, member.id, rights) : revokeRights(trx, member.id, rights)));
@@ -115,7 +113,12 @@ function validity(purpose: LinkPurpose): string {
  * the server did not take is a refusal (exit 1) and the link is not printed: whoever runs the
  * command again gets a new one.
  */
-async function deliverLink(config: Config, member: { username: string; email: string }, made: { token: string; purpose: MemberLinkPurpose }): Promise<void> {
+async function deliverLink(
+  config: Config,
+  context: CommandContext,
+  member: { username: string; email: string },
+  made: { token: string; purpose: MemberLinkPurpose },
+): Promise<void> {
   const { token, purpose } = made;
   const name = JSON.stringify(member.username);
   const mailer = config.members.mail === null ? null : new Mailer(config.members.mail, createStderrLogger(config.logLevel));
@@ -123,7 +126,7 @@ async function deliverLink(config: Config, member: { username: string; email: st
   if (linkGoesByMail(mailer, member)) {
     try {
       // The space's name as the pages show it: the SpaceAPI file is read only for a mail.
-      await mailPasswordLink(mailer, member, purpose, { spaceName: spaceNameOf(loadSpaceApi(config), config), baseUrl: siteBase(config), token });
+      await mailPasswordLink(mailer, member, purpose, { spaceName: context.spaceName(config), baseUrl: siteBase(config), token });
       mailed = " sent to the member's address; here it is too";
     } catch (error) {
       if (error instanceof MailNotSent)
@@ -189,10 +192,10 @@ class RefusedFields extends Refused {
   }
 }
 
-async function withMembers(config: Config, work: (db: Db) => Promise<void>): Promise<number> {
+async function withMembers(config: Config, context: CommandContext, work: (db: Db) => Promise<void>): Promise<number> {
   const database = await openDatabase(config.database);
   try {
-    await migrate(database.db);
+    await context.migrate(database.db);
     await work(database.db);
     return 0;
   } catch (error) {

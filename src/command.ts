@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { Config } from '../config.js';
+import type { Kysely } from 'kysely';
+import type { Config } from './config.js';
 
 /** One subcommand of `hackerspace-api`: its help text and what it does with its arguments. */
 export interface Command {
@@ -8,8 +9,17 @@ export interface Command {
   usage: string;
   options: NonNullable<ParseArgsConfig['options']>;
   allowPositionals?: boolean;
-  /** `config` is the environment, read once by main.ts and passed to whatever needs it. */
-  run(values: Record<string, string | boolean | undefined>, positionals: string[], config: Config): Promise<number | void>;
+  /** `config` is the environment, read once by main.ts and passed to whatever needs it; `context`, what the installed apps make of it. */
+  run(values: Record<string, string | boolean | undefined>, positionals: string[], config: Config, context: CommandContext): Promise<number | void>;
+}
+
+/** What a command of an app gets from the installed list (cli/main.ts), which no app may import. */
+export interface CommandContext {
+  /** Brings a database's schema up to date with the installed apps; the migrations it applied. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's migrations run on any database type.
+  migrate(db: Kysely<any>): Promise<string[]>;
+  /** The space's name as the pages show it (the SpaceAPI file's, else SPACE_NAME); reads the SpaceAPI file. */
+  spaceName(config: Config): string;
 }
 
 /** A user mistake on the command line: printed without a stack trace, exit code 2. */
