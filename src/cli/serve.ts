@@ -1,8 +1,9 @@
 import cluster from 'node:cluster';
+import { appsTurnedOn } from '../http/app-declaration.js';
 import { buildApp } from '../app.js';
 import { ConfigError, type Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
-import { migrate } from '../installed-apps.js';
+import { INSTALLED_APPS, migrate } from '../installed-apps.js';
 import { openWhenAvailable, StartupFailure, StartupStopped } from '../db/startup.js';
 import { createLogger, type Logger } from '../log.js';
 import { loadSpaceApi } from '../apps/space/spaceapi/config-file.js';
@@ -88,9 +89,12 @@ export interface ServeOptions {
 export async function serve(config: Config, options: ServeOptions = {}): Promise<void> {
   // Before anything slow, so that a signal during the wait for the database ends it cleanly.
   const stop = stopSignal();
-  // A bad SpaceAPI file (a ConfigError, exit code 78) stops the service before it waits for the
-  // database or starts workers; buildApp reads the file again in each serving process.
-  if (cluster.isPrimary) loadSpaceApi(config);
+  // A bad SpaceAPI file or an unknown app in APPS (a ConfigError, exit code 78) stops the service
+  // before it waits for the database or starts workers; buildApp reads both again in each serving process.
+  if (cluster.isPrimary) {
+    loadSpaceApi(config);
+    appsTurnedOn(INSTALLED_APPS, config.apps);
+  }
   const log = createLogger(config.logLevel);
   // SIGHUP: the primary's rolling restart of its workers. A worker ignores it (a closing terminal
   // sends it to the primary and its workers alike); so does a single process, which cannot be

@@ -4,11 +4,16 @@
  * answer is what it was. Over real HTTP, on the engine under test, one database for every app.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { ConfigError, configFrom } from '../../src/config.js';
 import { request, type HttpResponse } from '../support/http.js';
+import { BIN } from '../support/processes.js';
 import { withSampleData, type FreshDatabase } from '../support/server.js';
 
 /** The API root's keys in the contract's order (api-contract.md), all apps on. */
@@ -122,6 +127,24 @@ describe('APPS refuses what cannot be', () => {
       assert.match(error.message, /APPS.*"bar".*users, space, projects, events/);
       return true;
     });
+  });
+
+  it('`serve` with an unknown app stops at once with exit code 78, before it makes the database', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hackerspace-api-apps-'));
+    try {
+      const file = path.join(dir, 'never.sqlite');
+      const result = spawnSync(process.execPath, [BIN, 'serve'], {
+        env: { ...process.env, APPS: 'users,bar', DATABASE_URL: `sqlite:${file}`, PORT: '0' },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      assert.equal(result.status, 78);
+      assert.match(result.stderr, /configuration error: APPS: no app is named "bar"/);
+      assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+      assert.equal(fs.existsSync(file), false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a malformed list is a configuration error', () => {
