@@ -21,7 +21,7 @@ import { findMembers, membersById } from '../apps/users/member-choice.js';
 import type { RecordContext } from '../resources/record-context.js';
 import { ConflictError, FieldErrors, type FieldMessages } from '../resources/write-errors.js';
 import type { TimeFormatter } from '../time.js';
-import { messagePage } from '../apps/users/web/accounts.js';
+import { messagePage } from '../web/message-page.js';
 import { differences, formFields, memberIdOf, recordValues, typedValues, type FormValues } from '../web/form-values.js';
 import type { Html } from '../web/html.js';
 import { deletePage, NOUNS, recordFormPage, type MemberPicker, type RecordFormView, type RecordKind } from '../web/record-forms.js';

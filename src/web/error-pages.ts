@@ -2,7 +2,7 @@ import type { Media } from '../drf/negotiation.js';
 import { lastValue } from '../drf/query.js';
 import type { Target } from '../drf/request.js';
 import { STATUS_CODES } from 'node:http';
-import { messagePage } from '../apps/users/web/accounts.js';
+import { messagePage } from './message-page.js';
 import { browsablePage } from './browsable.js';
 import type { Site } from './layout.js';
 import { notFoundPage } from './not-found.js';

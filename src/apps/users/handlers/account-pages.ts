@@ -21,7 +21,7 @@ import {
   voidLinkPage,
   type SetPasswordView,
 } from '../web/account-pages.js';
-import { messagePage } from '../web/accounts.js';
+import { messagePage } from '../../../web/message-page.js';
 import type { Html } from '../../../web/html.js';
 import { notFound, seeOther, sendPage, webWrite, type MemberExchange } from './member-pages.js';
 import { setNotice } from '../../../handlers/notice.js';

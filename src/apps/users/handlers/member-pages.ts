@@ -9,7 +9,7 @@ import { isFormType, parseForm, type Form, type FormLists } from '../../../reque
 import { loginUrl } from '../../../request/next-path.js';
 import { declareRoute, type Exchange, type Route, type RoutePath } from '../../../http/route.js';
 import type { Services } from '../../../http/services.js';
-import { messagePage } from '../web/accounts.js';
+import { messagePage } from '../../../web/message-page.js';
 import type { Html } from '../../../web/html.js';
 import { HTML_HEADERS, HTML_TYPE, siteFor, type Site } from '../../../web/layout.js';
 import { notFoundPage } from '../../../web/not-found.js';

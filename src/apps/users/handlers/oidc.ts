@@ -8,7 +8,7 @@ import { startMemberSession } from './accounts.js';
 import { clearCookie, cookieName, isHttps, parseCookies, setCookie } from '../../../request/cookies.js';
 import { safeNext } from '../../../request/next-path.js';
 import { recordAudit } from '../../../resources/audit.js';
-import { messagePage } from '../web/accounts.js';
+import { messagePage } from '../../../web/message-page.js';
 import { html } from '../../../web/html.js';
 import { seeOther, sendPage, type MemberExchange } from './member-pages.js';
 
