@@ -54,7 +54,6 @@ const MACHINERY_STILL_IMPORTING_APPS = [
   'src/resources/record-context.ts',
   'src/routes/record-forms.ts',
   'src/web/details.ts',
-  'src/web/lists.ts',
   'src/web/record-forms.ts',
 ].map((file) => `^${file.replace(/[.]/g, '\\.')}$`);
 

@@ -5,7 +5,7 @@ import { originalPaths, originalRecordAddress } from '../../routes/original-addr
 import { detailRoute, METHODS, pageRoute, PAGE_HEADERS, pattern } from '../../routes/pages.js';
 import { formRoutes } from '../../routes/record-forms.js';
 import { HTML_TYPE } from '../../web/layout.js';
-import { eventListPage } from '../../web/lists.js';
+import { eventListPage } from './web/list.js';
 import { takingPartRoutes } from '../users/index.js';
 import { eventsForCalendar } from './calendar-events.js';
 import { EVENTS, MEETINGS } from './collections.js';

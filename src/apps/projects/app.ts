@@ -4,7 +4,7 @@ import { originalPaths, originalRecordAddress } from '../../routes/original-addr
 import { detailRoute, pageRoute, PAGE_HEADERS, pattern } from '../../routes/pages.js';
 import { formRoutes } from '../../routes/record-forms.js';
 import { HTML_TYPE } from '../../web/layout.js';
-import { projectListPage } from '../../web/lists.js';
+import { projectListPage } from './web/list.js';
 import { takingPartRoutes } from '../users/index.js';
 import { PROJECTS } from './collections.js';
 

@@ -3,3 +3,4 @@ export { memberPage, seeOther, type MemberExchange } from './handlers/member-pag
 export { takingPartRoutes } from './routes/taking-part.js';
 export { relatedUserIds } from './related-users.js';
 export { keyHolderNames, userIdByName } from './users.js';
+export { newLink } from './web/new-link.js';

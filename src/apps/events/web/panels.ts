@@ -2,7 +2,7 @@ import { eventsInterestingTo, recentMeetings, upcomingEvents, type EventSummary,
 import type { DashboardPanel } from '../../../web/dashboard.js';
 import type { PageTimes } from '../../../web/format.js';
 import { html, type Html } from '../../../web/html.js';
-import { eventItem } from '../../../web/lists.js';
+import { eventItem } from './list.js';
 
 const UPCOMING_EVENTS = 10;
 const RECENT_MEETINGS = 5;

@@ -1,7 +1,7 @@
 import { projectsOf, projectSummaries, type ProjectSummary } from '../../../resources/overview.js';
 import type { DashboardPanel } from '../../../web/dashboard.js';
 import { html, type Html } from '../../../web/html.js';
-import { projectGroups } from '../../../web/lists.js';
+import { projectGroups } from './list.js';
 import { PROJECT_STATUS_NAMES } from '../../../web/words.js';
 
 /** The projects' parts of the dashboard: a member's own, and every project by status after the columns. */

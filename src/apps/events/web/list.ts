@@ -1,53 +1,19 @@
-import { lastValue } from '../drf/query.js';
-import { rightsOf, type Right } from '../apps/users/rights.js';
-import { EVENT_LIST_PARTS, eventListing, projectSummaries, type EventListPart, type EventSummary, type ProjectSummary } from '../resources/overview.js';
-import type { PageTimes } from './format.js';
-import { html, type Html } from './html.js';
-import { layout } from './layout.js';
-import type { PageContext } from './page-context.js';
-import { PROJECT_STATUS_NAMES, eventWhen } from './words.js';
+import { lastValue } from '../../../drf/query.js';
+import { EVENT_LIST_PARTS, eventListing, type EventListPart, type EventSummary } from '../../../resources/overview.js';
+import type { PageTimes } from '../../../web/format.js';
+import { html, type Html } from '../../../web/html.js';
+import { layout } from '../../../web/layout.js';
+import type { PageContext } from '../../../web/page-context.js';
+import { eventWhen } from '../../../web/words.js';
+import { newLink } from '../../users/index.js';
 
 /**
- * The lists, as the original has them (members.md §4): every project by status, and the events
- * (or the talks) to come then past, a page at a time. Built for a member, a list offers "New …"
- * to those who may add one.
+ * The events' lists, as the original has them (members.md §4): the events (or the talks) to come,
+ * being prepared, then past, a page at a time; built for a member who may add one, they offer
+ * "New event".
  */
 
 const EVENTS_PER_PAGE = 20;
-
-/** The projects grouped by status, in the status names' order; `level` is the groups' heading level. */
-export function projectGroups(projects: readonly ProjectSummary[], level: 2 | 3): Html {
-  const groups = Object.entries(PROJECT_STATUS_NAMES)
-    .map(([status, name]) => ({ status, name, projects: projects.filter((p) => p.status === status) }))
-    .filter((group) => group.projects.length > 0);
-  if (groups.length === 0) return html`<p>No project yet.</p>`;
-  const card = (p: ProjectSummary) => html`<li class="card"><a href="/projects/${p.id}/">${p.title}</a>
-<progress max="100" value="${p.progress}" aria-label="Progress of ${p.title}">${p.progress} %</progress> <span class="progress-text">${p.progress} %</span>
-<span class="maintainer">by <a href="/members/${p.maintainer.id}/">${p.maintainer.username}</a></span></li>`;
-  const heading = (text: Html) => (level === 2 ? html`<h2>${text}</h2>` : html`<h3>${text}</h3>`);
-  return html`${groups.map(
-    (group) => html`${heading(html`${group.name} <span class="count">(${group.projects.length})</span>`)}
-<ul class="cards">${group.projects.map(card)}</ul>`,
-  )}`;
-}
-
-/** A "New …" link for a member who holds the right to add one; nothing for visitors. */
-async function newLink(ctx: PageContext, right: Right, href: string, label: string): Promise<Html> {
-  if (ctx.viewer === null) return html``;
-  const { rights } = await rightsOf(ctx.db, ctx.viewer.id);
-  return rights.has(right) ? html`<p class="record-actions"><a class="button" href="${href}">${label}</a></p>` : html``;
-}
-
-/** `/projects/`: every project, by status. */
-export async function projectListPage(ctx: PageContext): Promise<Buffer> {
-  const [projects, add] = await Promise.all([projectSummaries(ctx.db), newLink(ctx, 'projects.add_project', '/projects/new/', 'New project')]);
-  const main = html`<section class="projects" aria-labelledby="projects-heading">
-<h1 id="projects-heading">Projects</h1>
-${add}
-${projectGroups(projects, 2)}
-</section>`;
-  return layout(ctx.site, { title: 'Projects', main });
-}
 
 const PART_HEADINGS: Readonly<Record<EventListPart, string>> = { upcoming: 'Upcoming', incubating: 'Being prepared', past: 'Past' };
 

@@ -1,0 +1,35 @@
+import { projectSummaries, type ProjectSummary } from '../../../resources/overview.js';
+import { html, type Html } from '../../../web/html.js';
+import { layout } from '../../../web/layout.js';
+import type { PageContext } from '../../../web/page-context.js';
+import { PROJECT_STATUS_NAMES } from '../../../web/words.js';
+import { newLink } from '../../users/index.js';
+
+/** The projects' list, as the original has it (members.md §4): every project by status; built for a member who may add one, it offers "New project". */
+
+/** The projects grouped by status, in the status names' order; `level` is the groups' heading level. */
+export function projectGroups(projects: readonly ProjectSummary[], level: 2 | 3): Html {
+  const groups = Object.entries(PROJECT_STATUS_NAMES)
+    .map(([status, name]) => ({ status, name, projects: projects.filter((p) => p.status === status) }))
+    .filter((group) => group.projects.length > 0);
+  if (groups.length === 0) return html`<p>No project yet.</p>`;
+  const card = (p: ProjectSummary) => html`<li class="card"><a href="/projects/${p.id}/">${p.title}</a>
+<progress max="100" value="${p.progress}" aria-label="Progress of ${p.title}">${p.progress} %</progress> <span class="progress-text">${p.progress} %</span>
+<span class="maintainer">by <a href="/members/${p.maintainer.id}/">${p.maintainer.username}</a></span></li>`;
+  const heading = (text: Html) => (level === 2 ? html`<h2>${text}</h2>` : html`<h3>${text}</h3>`);
+  return html`${groups.map(
+    (group) => html`${heading(html`${group.name} <span class="count">(${group.projects.length})</span>`)}
+<ul class="cards">${group.projects.map(card)}</ul>`,
+  )}`;
+}
+
+/** `/projects/`: every project, by status. */
+export async function projectListPage(ctx: PageContext): Promise<Buffer> {
+  const [projects, add] = await Promise.all([projectSummaries(ctx.db), newLink(ctx, 'projects.add_project', '/projects/new/', 'New project')]);
+  const main = html`<section class="projects" aria-labelledby="projects-heading">
+<h1 id="projects-heading">Projects</h1>
+${add}
+${projectGroups(projects, 2)}
+</section>`;
+  return layout(ctx.site, { title: 'Projects', main });
+}
