@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { configFrom } from '../src/config.js';
 import { openDatabase, type DatabaseHandle } from '../src/db/connection.js';
-import { LEASE_MS, LEASE_WAIT_MS } from '../src/db/read-lease.js';
+import { LEASE_MS, LEASE_WAIT_MS, ReadLease } from '../src/db/read-lease.js';
 import { writeTransaction } from '../src/db/write-transaction.js';
 import { importRecords } from '../src/interchange/import.js';
 import { freshDatabase, postgresOnly, type FreshDatabase } from './support/server.js';
@@ -219,5 +221,29 @@ describe('read leases (PostgreSQL)', () => {
     assert.equal(other.handle.versionsNow(), null);
     await until(async () => (await holders()).length === 1, "the closed handle's session to let go of its lease");
     assert.equal((await holders()).length, 1);
+  });
+});
+
+describe('closing a read lease', () => {
+  it('while its connection is being made ends at once (pg never settles a connect whose client was ended)', async () => {
+    // A server that accepts the connection and never answers: the lease stays in connect() until closed.
+    const accepted: net.Socket[] = [];
+    const silent = net.createServer((socket) => accepted.push(socket));
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const { port } = silent.address() as net.AddressInfo;
+    const lost: Error[] = [];
+    const lease = new ReadLease({ url: `postgres://nobody@127.0.0.1:${port}/nothing`, adopt: () => ({}) as never, onConnectionLost: (error) => lost.push(error) });
+    try {
+      const connecting = once(silent, 'connection');
+      assert.equal(lease.current(), null, 'no lease before its connection is made');
+      await within(connecting, "the lease's connection to reach the server");
+      await within(lease.close(), 'the close of a lease whose connection is being made');
+      assert.equal(lease.current(), null);
+      assert.deepEqual(lost, [], 'a close is no lost connection');
+    } finally {
+      for (const socket of accepted) socket.destroy();
+      silent.close();
+    }
   });
 });

@@ -188,18 +188,26 @@ export class ReadLease {
     client.on('notification', () => {
       if (!done) this.invalidate();
     });
+    // pg never settles a connect() whose client is ended meanwhile (a close while connecting):
+    // every wait on the client also ends with the abort, so that close() never waits for ever.
+    let abortWaits!: (error: Error) => void;
+    const aborted = new Promise<never>((_, reject) => (abortWaits = reject));
+    aborted.catch(() => {});
+    const settled = <T>(work: Promise<T>): Promise<T> => Promise.race([work, aborted]);
+    let ending: Promise<void> | null = null;
     this.abort = (error = new Error('closed')) => {
       fail(error);
-      void endClient(client);
+      abortWaits(error);
+      ending ??= endClient(client);
     };
     try {
-      await client.connect();
+      await settled(client.connect());
       // Each statement of the acquiring round trip must see the commits made before it ran.
-      await client.query(`set default_transaction_isolation = 'read committed'`);
-      const { rows } = await client.query<{ oid: string }>(`select relnamespace::bigint as oid from pg_class where oid = 'table_versions'::regclass`);
+      await settled(client.query(`set default_transaction_isolation = 'read committed'`));
+      const { rows } = await settled(client.query<{ oid: string }>(`select relnamespace::bigint as oid from pg_class where oid = 'table_versions'::regclass`));
       const oid = Number(rows[0].oid);
       const queries = leaseQueries(oid);
-      await client.query(`listen ${pg.escapeIdentifier(`hackerspace_api_writes_${oid}`)}`);
+      await settled(client.query(`listen ${pg.escapeIdentifier(`hackerspace_api_writes_${oid}`)}`));
       connected();
       let holding = false;
       while (!this.closed && !this.idle()) {
@@ -210,14 +218,14 @@ export class ReadLease {
           this.mustAcquire = false;
           this.snapshot = null;
           // No time limit: it waits for a writer to finish (an import may take a while).
-          const results = (await client.query(holding ? queries.reacquire : queries.acquire)) as unknown as pg.QueryResult<VersionRow>[];
+          const results = (await settled(client.query(holding ? queries.reacquire : queries.acquire))) as unknown as pg.QueryResult<VersionRow>[];
           holding = true;
           if (this.epoch === epoch) this.grant(results[results.length - 1].rows, sentAt);
         } else {
           // A renewal is answered at once by a live server: one that is silent for the life of
           // a lease has lost its connection (TCP alone could take minutes to tell).
           const watchdog = setTimeout(() => this.abort?.(new Error(`no answer to a lease renewal in ${LEASE_MS} ms`)), LEASE_MS);
-          const { rows: versions } = await client.query<VersionRow & { contended: boolean }>(queries.renew).finally(() => clearTimeout(watchdog));
+          const { rows: versions } = await settled(client.query<VersionRow & { contended: boolean }>(queries.renew)).finally(() => clearTimeout(watchdog));
           if (this.epoch !== epoch) continue;
           // A writer without a NOTIFY (SQL by hand, another tool) waits for this lease.
           if (versions.some((row) => row.contended)) this.invalidate();
@@ -230,7 +238,9 @@ export class ReadLease {
       this.abort = null;
       this.snapshot = null;
       client.removeAllListeners('notification');
-      await endClient(client);
+      // Ended once: a second end() of a client ended while it connected would never settle.
+      ending ??= endClient(client);
+      await ending;
     }
   }
 
