@@ -89,7 +89,12 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const table = routeTable(apps);
   const database = deps.database ?? (await openDatabase(config.database));
   const logger = deps.logger ?? { level: config.logLevel };
-  const site: Site = { name: spaceNameOf(spaceApiSetup, config), assets: new Assets(config.compressMinBytes, assetsOf(SITE_ASSETS, apps)), links: siteLinksOf(SITE_LINKS, apps) };
+  const site: Site = {
+    name: spaceNameOf(spaceApiSetup, config),
+    assets: new Assets(config.compressMinBytes, assetsOf(SITE_ASSETS, apps)),
+    links: siteLinksOf(SITE_LINKS, apps),
+    appsOn: new Set(apps.map((app) => app.name)),
+  };
   const htmlErrors: HtmlError = (request, reply, status, body) => {
     const facts = reader.of(request.raw);
     // A member's navigation when the handler had looked them up; a visitor's otherwise.

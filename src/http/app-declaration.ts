@@ -8,11 +8,11 @@ import type { NavLink } from '../web/layout.js';
 import type { Route } from './route.js';
 
 /**
- * One app of the community (apps.md), as it declares itself in its public module
- * (`src/apps/<app>/index.ts`): the counterpart of a Django app's `AppConfig` and `urls.py`. The
- * installed list (src/installed-apps.ts) gathers them; the route table, the API root, the
- * OpenAPI document and the navigation are derived from it. The machinery reads declarations and
- * knows no app by name.
+ * One app of the community (apps.md), as it declares itself in `src/apps/<app>/app.ts` (what other
+ * apps may use of it is its `index.ts`): the counterpart of a Django app's `AppConfig` and
+ * `urls.py`. The installed list (src/installed-apps.ts) gathers them; the route table, the API
+ * root, the OpenAPI document, the navigation, the dashboard, migrations and commands are derived
+ * from it. The machinery reads declarations and knows no app by name.
  */
 export interface AppDeclaration {
   /** Its name, as APPS spells it: the original's Django app label where there is one. */

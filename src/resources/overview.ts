@@ -271,18 +271,21 @@ export interface MemberPage extends UserName {
   participates: { id: number; title: string }[];
 }
 
-export async function memberPage(db: Db, id: number): Promise<MemberPage | undefined> {
+export async function memberPage(db: Db, id: number, withProjects = true): Promise<MemberPage | undefined> {
   const user = await db.selectFrom('users').select(['id', 'username', 'has_key', 'first_name', 'last_name', 'show_name', 'description']).where('id', '=', id).executeTakeFirst();
   if (user === undefined) return undefined;
   const name = `${user.first_name} ${user.last_name}`.trim();
-  const maintains = await db.selectFrom('projects').select(['id', 'title']).where('maintainer_id', '=', id).orderBy('id').execute();
-  const participates = await db
-    .selectFrom('project_participants')
-    .innerJoin('projects', 'projects.id', 'project_participants.project_id')
-    .select(['projects.id', 'projects.title'])
-    .where('project_participants.user_id', '=', id)
-    .orderBy('projects.id')
-    .execute();
+  // With the projects turned off (APPS), the page names none: their pages answer 404.
+  const maintains = withProjects ? await db.selectFrom('projects').select(['id', 'title']).where('maintainer_id', '=', id).orderBy('id').execute() : [];
+  const participates = withProjects
+    ? await db
+        .selectFrom('project_participants')
+        .innerJoin('projects', 'projects.id', 'project_participants.project_id')
+        .select(['projects.id', 'projects.title'])
+        .where('project_participants.user_id', '=', id)
+        .orderBy('projects.id')
+        .execute()
+    : [];
   return {
     id: user.id,
     username: user.username,

@@ -116,7 +116,8 @@ ${markdownBlock(markdown, 'Minutes', meeting.minutes)}
   },
 
   async members(ctx, id, markdown) {
-    const member = await memberPage(ctx.db, id);
+    const projectsOn = ctx.site.appsOn.has('projects');
+    const member = await memberPage(ctx.db, id, projectsOn);
     if (member === undefined) return undefined;
     const projectList = (projects: { id: number; title: string }[]) =>
       projects.length === 0 ? html`none` : html`<ul>${projects.map((p) => html`<li><a href="/projects/${p.id}/">${p.title}</a></li>`)}</ul>`;
@@ -125,9 +126,13 @@ ${markdownBlock(markdown, 'Minutes', meeting.minutes)}
 ${member.fullName === null ? '' : html`<p class="lead">${member.fullName}</p>`}
 <dl class="facts">
 <dt>Key holder</dt><dd>${member.hasKey ? 'Yes' : 'No'}</dd>
-<dt>Maintains</dt><dd>${projectList(member.maintains)}</dd>
+${
+  projectsOn
+    ? html`<dt>Maintains</dt><dd>${projectList(member.maintains)}</dd>
 <dt>Takes part in</dt><dd>${projectList(member.participates)}</dd>
-</dl>
+`
+    : ''
+}</dl>
 ${markdownBlock(markdown, 'About', member.description)}
 <p class="raw"><a href="/api/users/${member.id}/">This member in the API</a></p>
 </article>`;

@@ -20,6 +20,8 @@ export interface Site {
   assets: Assets;
   /** The site's navigation, from the apps that are on (http/app-declaration.ts). */
   links: readonly NavLink[];
+  /** The names of the apps that are on (APPS): a page names no record of an app that is off. */
+  appsOn: ReadonlySet<string>;
   /** The navigation's account part; a visitor's (with no way back) when absent. */
   nav?: AccountNav;
   /** A short confirmation for the member after a form (members.md §4), shown once at the top of the page. */

@@ -51,6 +51,16 @@ describe('APPS turns an app off and back on', () => {
   });
   after(() => fresh.cleanup());
 
+  it('with every app on, a member page names the projects they maintain', async () => {
+    const { maintainer_id, id } = await fresh.handle.db.selectFrom('projects').select(['maintainer_id', 'id']).orderBy('id').limit(1).executeTakeFirstOrThrow();
+    const all = await serve(fresh, {});
+    try {
+      assert.match((await request(all.base, `/members/${maintainer_id}/`)).body, new RegExp(`href="/projects/${id}/"`));
+    } finally {
+      await all.app.close();
+    }
+  });
+
   it('with every app on, the projects are served', () => {
     for (const path of ['/api/projects/', '/api/projects/1/', '/projects/', '/projects/1/']) assert.equal(before_[path].status, 200, path);
     assert.equal(before_['/projects/add'].status, 301);
@@ -96,6 +106,14 @@ describe('APPS turns an app off and back on', () => {
 
     it('the other apps answer as before: users, events, the space', async () => {
       for (const path of ['/api/users/', '/api/events/', '/api/space/status/', '/events/', '/members/1/']) assert.equal((await request(off.base, path)).status, 200, path);
+    });
+
+    it('a member page names no project (their pages answer 404), though the member maintains one', async () => {
+      const { maintainer_id } = await fresh.handle.db.selectFrom('projects').select('maintainer_id').orderBy('id').limit(1).executeTakeFirstOrThrow();
+      const page = await request(off.base, `/members/${maintainer_id}/`);
+      assert.equal(page.status, 200);
+      assert.doesNotMatch(page.body, /href="\/projects\//);
+      assert.doesNotMatch(page.body, /Maintains/);
     });
 
     it("the projects' rows stay as they were", async () => {
