@@ -36,7 +36,8 @@ import { SITE_NOTICES } from './web/notices.js';
 import { loadSpaceApi, spaceNameOf } from './apps/space/spaceapi/config-file.js';
 import { TimeFormatter } from './time.js';
 import { Assets, SITE_ASSETS } from './web/assets.js';
-import { navOf, PRIVATE, viewerOf } from './apps/users/handlers/viewer.js';
+import { memberViewing } from './apps/users/handlers/viewer.js';
+import { PRIVATE } from './http/viewing.js';
 import { htmlError } from './web/error-pages.js';
 import { PageTimes } from './web/format.js';
 import { HTML_HEADERS, siteFor, type Site } from './web/layout.js';
@@ -98,7 +99,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const htmlErrors: HtmlError = (request, reply, status, body) => {
     const facts = reader.of(request.raw);
     // A member's navigation when the handler had looked them up; a visitor's otherwise.
-    const page = htmlError(siteFor(site, navOf(facts, facts.viewer ?? null)), {
+    const page = htmlError(siteFor(site, services.viewing.nav(facts, facts.viewer ?? null)), {
       method: request.method,
       target: facts.target,
       preferred: facts.preferred,
@@ -206,6 +207,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     }),
     mailer: config.members.mail === null ? null : new Mailer(config.members.mail, app.log, deps.mailer),
     oidc,
+    viewing: memberViewing({ database, config }),
     openingPositions: new OpeningPositions(),
     openapi: () => (openapiDocument ??= openApiDocument(config)),
     ping: sharedPing(database, pingTimeoutOf(config)),
@@ -226,7 +228,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     const routing = router.route(facts.target);
     // The "not found" page of a member names them like any other page.
     if (routing === null) {
-      if (facts.session !== null) await viewerOf({ facts, services });
+      if (facts.session !== null) await services.viewing.of(facts);
       return;
     }
     if (routing.location !== undefined) return reply.code(301).header('location', routing.location).send();

@@ -7,7 +7,7 @@ import { sendAnswer } from '../http/reply.js';
 import { siteFor } from '../web/layout.js';
 import type { PageContext } from '../web/page-context.js';
 import { takeNotice } from './notice.js';
-import { navOf, PRIVATE, settleSessionCookie, viewerOf } from '../apps/users/handlers/viewer.js';
+import { PRIVATE } from '../http/viewing.js';
 
 /** A page outside the API, as its route declares it (routes/pages.ts): the tables it shows, what it is, and its builder. */
 export interface PageSpec<P> {
@@ -31,14 +31,14 @@ export async function answerPage<P>(ex: Exchange<P>, page: PageSpec<P>): Promise
   reply.headers(page.headers);
   if (facts.method !== 'GET' && facts.method !== 'HEAD') throw methodNotAllowed(facts.method);
   const base = requireBase(facts.base);
-  const { database, pageTimes, times } = services;
-  const viewer = facts.session === null ? null : await viewerOf(ex);
-  const nav = navOf(facts, viewer);
+  const { database, pageTimes, times, viewing } = services;
+  const viewer = facts.session === null ? null : await viewing.of(facts);
+  const nav = viewing.nav(facts, viewer);
   // Only a request the cache keeps nothing for (facts.key null: it carries a session cookie) gets a page built for its member.
   const forMember = facts.key === null && viewer !== null;
   // Built for them alone, never cached: only such a page may carry a form's notice.
   const site = siteFor(services.site, nav, forMember ? takeNotice(reply, facts, request.headers.cookie, services.notices) : null);
-  const pageViewer = forMember && nav.member ? { id: viewer.member.id, username: viewer.member.username, csrf: nav.member.csrf } : null;
+  const pageViewer = forMember && nav.member ? viewing.page(viewer, nav.member.csrf) : null;
   // Read before the body is built, so that the body is at least as new as the versions it is filed under.
   const snapshot = await services.fast.versionsFor(facts);
   const recipe = {
@@ -53,6 +53,6 @@ export async function answerPage<P>(ex: Exchange<P>, page: PageSpec<P>): Promise
   };
   if (facts.key !== null) return sendAnswer(reply, await services.bodies.answer(facts.key, snapshot, request.headers, recipe));
   const answer = await services.bodies.fresh(snapshot, request.headers, recipe);
-  settleSessionCookie(reply, facts, viewer);
+  viewing.settle(reply, facts, viewer);
   return sendAnswer(reply, { ...answer, headers: { ...answer.headers, 'cache-control': PRIVATE } });
 }

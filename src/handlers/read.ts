@@ -16,7 +16,7 @@ import { openingHours, parseWeeks, spaceHoursRecord, WEEKS_MESSAGE } from '../ap
 import { currentSpaceState, spaceStatusRecord } from '../apps/space/openings.js';
 import { browsablePage } from '../web/browsable.js';
 import { HTML_HEADERS, HTML_TYPE, siteFor } from '../web/layout.js';
-import { navOf, PRIVATE, settleSessionCookie, viewerOf } from '../apps/users/handlers/viewer.js';
+import { PRIVATE } from '../http/viewing.js';
 
 /**
  * GET and HEAD on an API route: from the response cache when the tables the body was built from
@@ -32,7 +32,7 @@ export async function readApi(ex: Exchange<RouteMatch>, resolved: Resolved, base
   // Read before the body is built, so that the body is at least as new as the versions it is filed under.
   const snapshot = await services.fast.versionsFor(facts);
   // The holder of a session cookie: a browsable page shows who is logged in; nothing is filed under a shared key.
-  const viewer = html && facts.session !== null ? await viewerOf(ex) : null;
+  const viewer = html && facts.session !== null ? await services.viewing.of(facts) : null;
   const recipe = {
     reads: readsOf(route, api.collection),
     kind: html
@@ -47,7 +47,7 @@ export async function readApi(ex: Exchange<RouteMatch>, resolved: Resolved, base
             ['Content-Type', 'application/json'],
             ['Vary', headers.vary],
           ] as const;
-          return browsablePage(siteFor(services.site, navOf(facts, viewer)), {
+          return browsablePage(siteFor(services.site, services.viewing.nav(facts, viewer)), {
             method: 'GET',
             target: rawPath + (rawQuery === '' ? '' : `?${rawQuery}`),
             base,
@@ -61,7 +61,7 @@ export async function readApi(ex: Exchange<RouteMatch>, resolved: Resolved, base
   if (html) reply.headers(HTML_HEADERS);
   if (facts.key !== null) return sendAnswer(reply, await services.bodies.answer(facts.key, snapshot, request.headers, recipe));
   const answer = await services.bodies.fresh(snapshot, request.headers, recipe);
-  if (html) settleSessionCookie(reply, facts, viewer);
+  if (html) services.viewing.settle(reply, facts, viewer);
   return sendAnswer(reply, { ...answer, headers: { ...answer.headers, 'cache-control': PRIVATE } });
 }
 

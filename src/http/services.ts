@@ -6,15 +6,13 @@ import type { DatabaseHandle } from '../db/connection.js';
 import type { FailureThrottle } from '../drf/throttle.js';
 import type { SpaceFeed } from '../apps/space/live/space-feed.js';
 import type { AnnouncedWrites } from '../live/writes.js';
-import type { Mailer } from '../apps/users/mail.js';
-import type { OidcClient } from '../apps/users/oidc-client.js';
-import type { PasswordHasher } from '../apps/users/passwords.js';
 import type { RequestReader } from '../request/facts.js';
 import type { OpeningPositions } from '../apps/space/openings.js';
 import type { SpaceApiSetup } from '../apps/space/spaceapi/setup.js';
 import type { TimeFormatter } from '../time.js';
 import type { PageTimes } from '../web/format.js';
 import type { Site } from '../web/layout.js';
+import type { Viewing } from './viewing.js';
 
 import type { ApiPathMatch } from '../drf/serializer.js';
 /** The app's parts that routes use, made once by buildApp (app.ts) and handed to each request's Exchange. */
@@ -36,12 +34,8 @@ export interface Services {
   readonly feed: SpaceFeed;
   readonly writes: AnnouncedWrites;
   readonly throttle: FailureThrottle;
-  /** The process's one password hasher: its bound on hashings at once is per process (members.md §1). */
-  readonly hasher: PasswordHasher;
-  /** Invitations and resets by mail (SMTP_URL); null when the site sends no mail. */
-  readonly mailer: Mailer | null;
-  /** Single sign-on with the space's OpenID provider (OIDC_ISSUER); null without one. */
-  readonly oidc: OidcClient | null;
+  /** Who looks at a page: the session's member (apps/users); the users app adds its own parts to Services (apps/users/services.ts). */
+  readonly viewing: Viewing;
   readonly openingPositions: OpeningPositions;
   /** The OpenAPI document served at /api/schema/, built on first request. */
   readonly openapi: () => unknown;

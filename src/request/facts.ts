@@ -6,7 +6,6 @@ import { baseUrlOf } from '../drf/links.js';
 import { preferredMedia, type Media } from '../drf/negotiation.js';
 import { sortedQuery, type QueryPair } from '../drf/query.js';
 import { parseTarget, type Target } from '../drf/request.js';
-import type { MemberSession } from '../apps/users/sessions.js';
 import { hashSecret } from '../resources/tokens.js';
 import { cookieName, cookieValue, isHttps } from './cookies.js';
 import { forwardedOrigin, proxyTrust } from './proxy-trust.js';
@@ -24,6 +23,13 @@ export interface TokenCheck {
 }
 
 /**
+ * Who a session cookie names, as the app that keeps the sessions declares it (apps/users/sessions.ts
+ * fills this interface in by module augmentation): the request only carries it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- its fields are the sessions' app's.
+export interface SessionViewer {}
+
+/**
  * What a request is, read once when it arrives (RequestReader) and handed to every layer that
  * needs it: the fast path, the router, the checks, the handlers and the metrics.
  */
@@ -32,8 +38,8 @@ export class RequestFacts {
   versions: Promise<VersionSnapshot> | undefined = undefined;
   /** A token the fast path could not vouch for (cache/known-tokens.ts). */
   tokenCheck: TokenCheck | undefined = undefined;
-  /** The member the session cookie names, once a handler looked it up (apps/users/handlers/viewer.ts): null for none, undefined before. */
-  viewer: MemberSession | null | undefined = undefined;
+  /** Who the session cookie names, once a handler looked them up (http/viewing.ts): null for none, undefined before. */
+  viewer: SessionViewer | null | undefined = undefined;
 
   constructor(
     readonly method: string,

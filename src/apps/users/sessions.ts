@@ -26,6 +26,12 @@ export interface MemberSession {
   startedUs: number;
 }
 
+/** The viewer a request's facts carry (request/facts.ts) is a member's session. */
+declare module '../../request/facts.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- merged into the machinery's empty interface: it gains MemberSession's fields.
+  interface SessionViewer extends MemberSession {}
+}
+
 const US_PER_HOUR = 3_600_000_000;
 const US_PER_DAY = 24 * US_PER_HOUR;
 /** Expired sessions deleted at most per prune, so that a login never pays for a long backlog. */

@@ -14,7 +14,8 @@ import type { Html } from '../../../web/html.js';
 import { HTML_HEADERS, HTML_TYPE, siteFor, type Site } from '../../../web/layout.js';
 import { notFoundPage } from '../../../web/not-found.js';
 import { takeNotice } from '../../../handlers/notice.js';
-import { hereOf, navOf, PRIVATE, settleSessionCookie, viewerOf } from './viewer.js';
+import { hereOf, navOf, settleSessionCookie, viewerOf } from './viewer.js';
+import { PRIVATE } from '../../../http/viewing.js';
 
 /**
  * Pages and forms that depend on who is logged in (members.md §2, §4): the login and logout pages,

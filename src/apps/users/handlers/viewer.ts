@@ -5,17 +5,15 @@ import { clearCookie, isHttps, setCookie } from '../../../request/cookies.js';
 import { csrfToken } from '../../../request/csrf.js';
 import { SESSION_COOKIE, type RequestFacts } from '../../../request/facts.js';
 import type { Services } from '../../../http/services.js';
+import type { Viewing } from '../../../http/viewing.js';
 import type { AccountNav } from '../../../web/layout.js';
-
-/** An answer that may be built for one member: no cache, shared or the browser's, may keep it (members.md §2). */
-export const PRIVATE = 'private, no-store';
 
 /**
  * Who sends a request (members.md §2): the member whose session the cookie names, or null (no
  * cookie, an id never issued, a session ended or expired, an inactive account). Looked up once
  * per request, in the database, so that a logout or a deactivation in any process counts at once.
  */
-export async function viewerOf({ facts, services }: { facts: RequestFacts; services: Services }): Promise<MemberSession | null> {
+export async function viewerOf({ facts, services }: { facts: RequestFacts; services: Pick<Services, 'database' | 'config'> }): Promise<MemberSession | null> {
   if (facts.viewer !== undefined) return facts.viewer;
   if (facts.session === null) return (facts.viewer = null);
   const found = await findSession(services.database.db, facts.session, Date.now() * 1000, services.config.members.sessionDays);
@@ -48,4 +46,14 @@ export function settleSessionCookie(reply: FastifyReply, facts: RequestFacts, vi
   }
   const remainingSeconds = (viewer.expiresUs - Date.now() * 1000) / 1_000_000;
   if (/^[A-Za-z0-9_-]+$/.test(facts.session)) reply.header('set-cookie', setCookie(SESSION_COOKIE, facts.session, { https, maxAgeSeconds: remainingSeconds }));
+}
+
+/** Who views the site's pages: the member of the session, for the machinery's pages (http/viewing.ts). */
+export function memberViewing(services: Pick<Services, 'database' | 'config'>): Viewing {
+  return {
+    of: (facts) => viewerOf({ facts, services }),
+    nav: navOf,
+    page: (viewer, csrf) => ({ id: viewer.member.id, username: viewer.member.username, csrf }),
+    settle: settleSessionCookie,
+  };
 }
