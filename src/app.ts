@@ -37,6 +37,7 @@ import { loadSpaceApi, spaceNameOf } from './apps/space/spaceapi/config-file.js'
 import { TimeFormatter } from './time.js';
 import { Assets, SITE_ASSETS } from './web/assets.js';
 import { memberViewing } from './apps/users/handlers/viewer.js';
+import { MEMBER_TOKENS } from './apps/users/member-tokens.js';
 import { PRIVATE } from './http/viewing.js';
 import { htmlError } from './web/error-pages.js';
 import { PageTimes } from './web/format.js';
@@ -199,6 +200,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     feed: live.feed,
     writes,
     throttle: new FailureThrottle(),
+    memberTokens: MEMBER_TOKENS,
     hasher: new PasswordHasher({
       iterations: config.members.passwordIterations,
       concurrency: os.availableParallelism(),

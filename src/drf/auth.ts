@@ -1,6 +1,4 @@
 import type { Db } from '../db/connection.js';
-import { findMemberToken, isMemberTokenSecret, touchMemberToken } from '../apps/users/member-tokens.js';
-import { rightsOf, type Right } from '../apps/users/rights.js';
 import { findToken, touchToken, type TokenInfo } from '../resources/tokens.js';
 import { ApiError, invalidToken, throttled } from './errors.js';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -12,10 +10,10 @@ import type { FailureThrottle } from './throttle.js';
  * is anonymous; credentials are checked on every method, and every failure counts towards the
  * client's throttle. The secret never appears in a message or a log.
  */
-export async function authenticate(request: { headers: IncomingHttpHeaders; ip: string }, db: Db, throttle: FailureThrottle): Promise<Caller | null> {
+export async function authenticate(request: { headers: IncomingHttpHeaders; ip: string }, db: Db, throttle: FailureThrottle, memberTokens: MemberTokens): Promise<Caller | null> {
   const secret = presentedSecret(request.headers.authorization);
   if (secret === null) return null;
-  if (typeof secret === 'string' && isMemberTokenSecret(secret)) return checkMemberSecret(db, throttle, request.ip, secret);
+  if (typeof secret === 'string' && memberTokens.isSecret(secret)) return checkMemberSecret(db, throttle, request.ip, secret, memberTokens);
   return checkSecret(db, throttle, request.ip, secret);
 }
 
@@ -30,25 +28,32 @@ export interface MemberCaller {
   readonly tokenName: string;
   readonly userId: number;
   readonly username: string;
-  readonly rights: ReadonlySet<Right>;
+  /** The model rights the owner holds, as Django names them (`projects.add_project`). */
+  readonly rights: ReadonlySet<string>;
+}
+
+/** Members' personal tokens, as the app that keeps them checks one (apps/users/member-tokens.ts). */
+export interface MemberTokens {
+  /** Whether a secret is a member token's, by its prefix: the door and admin tokens' table is then not tried. */
+  isSecret(secret: string): boolean;
+  /** Who a secret acts as, with the rights they hold now, its use noted; undefined for an unknown or revoked token, or an inactive owner. */
+  callerOf(db: Db, secret: string, nowUs: number): Promise<MemberCaller | undefined>;
 }
 
 /** Who presented valid credentials: a door or admin token, or a member's token. */
 export type Caller = TokenInfo | MemberCaller;
 
 /** A member token's secret: its owner and their rights, or a 401 (unknown, revoked, or an inactive owner) that counts towards the throttle. */
-async function checkMemberSecret(db: Db, throttle: FailureThrottle, client: string, secret: string): Promise<MemberCaller> {
+async function checkMemberSecret(db: Db, throttle: FailureThrottle, client: string, secret: string, memberTokens: MemberTokens): Promise<MemberCaller> {
   const now = Date.now();
-  const found = await findMemberToken(db, secret);
-  const owner = found ? await rightsOf(db, found.token.userId) : undefined;
-  if (!found || !owner?.active) {
+  const caller = await memberTokens.callerOf(db, secret, now * 1000);
+  if (caller === undefined) {
     const wait = throttle.waitSeconds(client, now);
     if (wait > 0) throw throttled(wait);
     throttle.recordFailure(client, now);
     throw invalidToken();
   }
-  await touchMemberToken(db, found.token, now * 1000);
-  return { scope: 'member', tokenId: found.token.id, tokenName: found.token.name, userId: found.token.userId, username: found.username, rights: owner.rights };
+  return caller;
 }
 
 /**
@@ -100,14 +105,14 @@ export function mayBeAllowedByRecord(route: RouteMatch, method: string): boolean
 }
 
 /** The rights a member's writes need, per collection and method (members.md §3). */
-const MEMBER_RIGHTS: Readonly<Record<string, Readonly<Record<string, Right>>>> = {
+const MEMBER_RIGHTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   projects: { POST: 'projects.add_project', PUT: 'projects.change_project', PATCH: 'projects.change_project', DELETE: 'projects.delete_project' },
   events: { POST: 'events.add_event', PUT: 'events.change_event', PATCH: 'events.change_event', DELETE: 'events.delete_event' },
   meetings: { POST: 'events.add_meeting', PUT: 'events.change_meeting', PATCH: 'events.change_meeting', DELETE: 'events.delete_meeting' },
 };
 
 /** The right a write through a member's token needs (`projects.add_project` for a POST on projects…); null where members never write (users, openings). */
-export function memberRightFor(route: RouteMatch, method: string): Right | null {
+export function memberRightFor(route: RouteMatch, method: string): string | null {
   if (route.collection === null || (route.kind === 'list') !== (method === 'POST')) return null;
   return MEMBER_RIGHTS[route.collection]?.[method] ?? null;
 }

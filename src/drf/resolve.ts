@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Db } from '../db/connection.js';
-import { authenticate, type Caller } from './auth.js';
+import { authenticate, type Caller, type MemberTokens } from './auth.js';
 import { forbidden, methodNotAllowed, notAcceptable, notAuthenticated } from './errors.js';
 import { mayWrite } from './auth.js';
 import { checkEventStreamAccept, requestedFormat, type Format, type Media } from './negotiation.js';
@@ -36,7 +36,14 @@ export interface CheckedRequest {
  * Everything decided before a body is read, in DRF's order, once the route is known (301/404):
  * format (404), Accept (406), authentication (401/429), permission (403), method (405).
  */
-export async function checkRequest(request: CheckedRequest, route: RouteMatch, writeMethods: ReadonlySet<string>, db: Db, throttle: FailureThrottle): Promise<Resolved> {
+export async function checkRequest(
+  request: CheckedRequest,
+  route: RouteMatch,
+  writeMethods: ReadonlySet<string>,
+  db: Db,
+  throttle: FailureThrottle,
+  memberTokens: MemberTokens,
+): Promise<Resolved> {
   const { target } = request;
   const format = requestedFormat(route.suffix, target.query);
   // The event stream negotiates its own media type.
@@ -45,7 +52,7 @@ export async function checkRequest(request: CheckedRequest, route: RouteMatch, w
   else if (request.preferred === null) throw notAcceptable();
   else media = format === 'json' ? 'json' : request.preferred;
   // Most reads present no credentials: no lookup, and no promise either.
-  const token = request.headers.authorization === undefined ? null : await authenticate(request, db, throttle);
+  const token = request.headers.authorization === undefined ? null : await authenticate(request, db, throttle, memberTokens);
   if (!SAFE_METHODS.has(request.method)) {
     if (token === null) throw notAuthenticated();
     if (!mayWrite(token, route, request.method)) throw forbidden();

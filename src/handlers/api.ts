@@ -29,6 +29,7 @@ export async function checkApi(ex: ApiExchange, { headers, writeMethods }: ApiRo
     writeMethods,
     services.database.db,
     services.throttle,
+    services.memberTokens,
   );
   if (resolved.token !== null) services.fast.authenticated(facts, resolved.token);
   return resolved;

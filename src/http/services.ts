@@ -3,6 +3,7 @@ import type { FastReads } from '../cache/fast-path.js';
 import type { Representation } from '../cache/representation.js';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
+import type { MemberTokens } from '../drf/auth.js';
 import type { FailureThrottle } from '../drf/throttle.js';
 import type { SpaceFeed } from '../apps/space/live/space-feed.js';
 import type { AnnouncedWrites } from '../live/writes.js';
@@ -34,6 +35,8 @@ export interface Services {
   readonly feed: SpaceFeed;
   readonly writes: AnnouncedWrites;
   readonly throttle: FailureThrottle;
+  /** Members' personal tokens, as the API's authentication checks them (apps/users/member-tokens.ts). */
+  readonly memberTokens: MemberTokens;
   /** Who looks at a page: the session's member (apps/users); the users app adds its own parts to Services (apps/users/services.ts). */
   readonly viewing: Viewing;
   readonly openingPositions: OpeningPositions;

@@ -1,6 +1,8 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../db/connection.js';
+import type { MemberCaller, MemberTokens } from '../../drf/auth.js';
 import { hashSecret, LAST_USED_RESOLUTION_US } from '../../resources/tokens.js';
+import { rightsOf } from './rights.js';
 
 /** Every member token's secret starts so: a lookup knows its table without trying the other (door and admin tokens are `hs_`). */
 export const MEMBER_TOKEN_PREFIX = 'hsm_';
@@ -93,6 +95,18 @@ export async function touchMemberToken(db: Db, token: MemberTokenInfo, nowUs: nu
   await db.updateTable('member_tokens').set({ last_used_us: nowUs }).where('id', '=', token.id).execute();
   return nowUs;
 }
+
+/** The members' tokens as the API's authentication checks them (drf/auth.ts): the owner acts with the rights they hold now, read afresh. */
+export const MEMBER_TOKENS: MemberTokens = {
+  isSecret: isMemberTokenSecret,
+  async callerOf(db: Db, secret: string, nowUs: number): Promise<MemberCaller | undefined> {
+    const found = await findMemberToken(db, secret);
+    const owner = found ? await rightsOf(db, found.token.userId) : undefined;
+    if (!found || !owner?.active) return undefined;
+    await touchMemberToken(db, found.token, nowUs);
+    return { scope: 'member', tokenId: found.token.id, tokenName: found.token.name, userId: found.token.userId, username: found.username, rights: owner.rights };
+  },
+};
 
 function toInfo(row: { id: number; user_id: number; name: string; created_us: number; last_used_us: number | null; revoked_us: number | null }): MemberTokenInfo {
   return {
