@@ -35,8 +35,6 @@ const TOP_FOR_APPS = '^src/(cli/|server\\.ts$|supervisor\\.ts$)';
 const MACHINERY_STILL_IMPORTING_APPS = [
   'src/db/tables.ts',
   'src/demo/generate.ts',
-  'src/drf/auth.ts',
-  'src/drf/record-writes.ts',
   'src/handlers/api.ts',
   'src/handlers/read.ts',
   'src/handlers/record-forms.ts',

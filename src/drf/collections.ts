@@ -3,6 +3,7 @@ import type { Db } from '../db/connection.js';
 import type { VersionedTable } from '../db/table-versions.js';
 import { TABLES, type CollectionTable } from '../db/tables.js';
 import type { PageWindow, RecordContext } from '../resources/record-context.js';
+import type { MemberWrites } from './member-writes.js';
 import type { QueryPair } from './query.js';
 
 /**
@@ -39,6 +40,8 @@ export interface Collection<Path extends CollectionPath = CollectionPath, Table 
   update(db: Db, id: number, input: any, nowUs: number): Promise<boolean>;
   /** False when there is no such record; a ConflictError while others refer to it. */
   remove(db: Db, id: number): Promise<boolean>;
+  /** What members may write in it, by its app's rules; no member writes it without. */
+  readonly memberWrites?: MemberWrites;
 }
 
 interface Declaration<Table extends CollectionTable, Row> extends Omit<Collection<CollectionPath, Table>, 'path' | 'page' | 'find'> {

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/connection.js';
 import type { AnnouncedWrites } from '../live/writes.js';
-import { mayAddMeeting, mayEditEvent, mayEditMeeting, mayEditProject, rightsOf, type Right } from '../apps/users/rights.js';
 import { recordAudit, webAuditName } from '../resources/audit.js';
 import type { RecordContext } from '../resources/record-context.js';
 import type { TokenInfo } from '../resources/tokens.js';
@@ -60,26 +59,13 @@ export class StaleEdit extends Error {
   override name = 'StaleEdit';
 }
 
-/** The rights that create and delete a member's records, by collection (editing may also be the maintainer's or organizer's). */
-const MEMBER_RIGHTS: Readonly<Record<string, { add: Right; delete: Right }>> = {
-  projects: { add: 'projects.add_project', delete: 'projects.delete_project' },
-  events: { add: 'events.add_event', delete: 'events.delete_event' },
-  meetings: { add: 'events.add_meeting', delete: 'events.delete_meeting' },
-};
-
-/** The field naming who is responsible for a new record: its maintainer, its organizer. */
-const OWNER_FIELDS: Readonly<Record<string, { field: string; change: Right }>> = {
-  projects: { field: 'maintainer', change: 'projects.change_project' },
-  events: { field: 'organizer', change: 'events.change_event' },
-};
-
 /**
  * Whether a member creating a record on the website may name another maintainer or organizer
  * (members.md §4): one who holds the change right (they could edit it to anyone afterwards).
  */
-export async function memberMayChooseOwner(db: Db, userId: number, collection: string): Promise<boolean> {
-  const owner = OWNER_FIELDS[collection];
-  return owner !== undefined && (await rightsOf(db, userId)).rights.has(owner.change);
+export async function memberMayChooseOwner(db: Db, userId: number, collection: Collection): Promise<boolean> {
+  const owner = collection.memberWrites?.owner;
+  return owner !== undefined && (await owner.mayChoose(db, userId));
 }
 
 /** A member's API path, as a form names a member (a hyperlink, as the API's write fields take it). */
@@ -97,11 +83,11 @@ function ownedBy(data: RequestData, field: string, userId: number): RequestData 
 export async function createRecord(w: RecordWrite, collection: Collection, data: RequestData): Promise<{ id: number; record: unknown }> {
   const create = collection.create!;
   const member = w.writer.member;
-  const owner = OWNER_FIELDS[collection.path];
+  const owner = collection.memberWrites?.owner;
   return w.writes.run(async (trx) => {
-    const ownedByMember = member !== null && member.web && owner !== undefined && !(await memberMayChooseOwner(trx, member.userId, collection.path));
+    const ownedByMember = member !== null && member.web && owner !== undefined && !(await owner.mayChoose(trx, member.userId));
     const input = readFields(collection.fields, ownedByMember ? ownedBy(data, owner.field, member.userId) : data, { ...w.read, mode: 'create' });
-    if (member !== null) await checkMemberCreate(trx, member.userId, collection.path, input);
+    if (member !== null && !(await memberMayCreate(trx, member.userId, collection, input))) throw forbidden();
     const id = await create(trx, input, w.nowUs);
     await audit(trx, w, collection, id);
     return { id, record: await collection.find(trx, id, w.ctx) };
@@ -118,9 +104,10 @@ export async function updateRecord(w: RecordWrite, collection: Collection, id: n
   return w.writes.run(async (trx) => {
     if (!(await exists(trx, collection.table, id))) throw notFound();
     const member = w.writer.member;
-    if (member !== null && !(await memberMayEdit(trx, member.userId, collection.path, id))) throw forbidden();
+    if (member !== null && !(await memberMayEdit(trx, member.userId, collection, id))) throw forbidden();
     const input = readFields(collection.fields, data(), { ...w.read, mode });
-    if (member !== null) await checkMeetingMove(trx, member.userId, collection.path, id, input);
+    const rules = collection.memberWrites;
+    if (member !== null && rules?.mayEditTo !== undefined && !(await rules.mayEditTo(trx, member.userId, id, input))) throw forbidden();
     if (version !== undefined && version !== (await recordVersion(trx, collection, id))) throw new StaleEdit(`${collection.path} ${id} changed since the form was made`);
     await collection.update(trx, id, input, w.nowUs);
     await audit(trx, w, collection, id);
@@ -132,10 +119,7 @@ export async function updateRecord(w: RecordWrite, collection: Collection, id: n
 export async function deleteRecord(w: RecordWrite, collection: Collection, id: number): Promise<void> {
   await w.writes.run(async (trx) => {
     const member = w.writer.member;
-    if (member !== null) {
-      const right = MEMBER_RIGHTS[collection.path]?.delete;
-      if (right === undefined || !(await rightsOf(trx, member.userId)).rights.has(right)) throw forbidden();
-    }
+    if (member !== null && !(await memberMayDelete(trx, member.userId, collection))) throw forbidden();
     if (!(await collection.remove(trx, id))) throw notFound();
     await audit(trx, w, collection, id);
   });
@@ -171,46 +155,23 @@ export async function recordVersion(db: Db, collection: Collection, id: number):
   return createHash('sha256').update(JSON.stringify(record)).digest('base64url').slice(0, 22);
 }
 
-/** May this member create in this collection: the right; for a meeting, also being the event's organizer. */
-export async function memberMayCreate(db: Db, userId: number, collection: string, eventId?: number): Promise<boolean> {
-  const right = MEMBER_RIGHTS[collection]?.add;
-  if (right === undefined) return false;
-  if ((await rightsOf(db, userId)).rights.has(right)) return true;
-  return collection === 'meetings' && eventId !== undefined && (await mayAddMeeting(db, userId, eventId));
+/** May this member create in this collection (a meeting: `input` names its event, whose organizer may). */
+export async function memberMayCreate(db: Db, userId: number, collection: Collection, input: unknown): Promise<boolean> {
+  const rules = collection.memberWrites;
+  return rules !== undefined && (await rules.mayCreate(db, userId, input));
 }
 
 /** May this member delete in this collection (the matching `delete_` right). */
-export async function memberMayDelete(db: Db, userId: number, collection: string): Promise<boolean> {
-  const right = MEMBER_RIGHTS[collection]?.delete;
-  return right !== undefined && (await rightsOf(db, userId)).rights.has(right);
+export async function memberMayDelete(db: Db, userId: number, collection: Collection): Promise<boolean> {
+  const rules = collection.memberWrites;
+  return rules !== undefined && (await rules.mayDelete(db, userId));
 }
 
 /**
  * A member's edit (members.md §3): the right, or being the project's maintainer, the event's
  * organizer, or the organizer of the meeting's event. Read in the write's transaction.
  */
-export function memberMayEdit(db: Db, userId: number, collection: string, id: number): Promise<boolean> {
-  if (collection === 'projects') return mayEditProject(db, userId, id);
-  if (collection === 'events') return mayEditEvent(db, userId, id);
-  if (collection === 'meetings') return mayEditMeeting(db, userId, id);
-  return Promise.resolve(false);
-}
-
-/** A member creates with the right; a meeting also as its event's organizer (an unknown event is the fields' 400). */
-async function checkMemberCreate(trx: Db, userId: number, collection: string, input: unknown): Promise<void> {
-  const right = MEMBER_RIGHTS[collection]?.add;
-  if (right === undefined) throw forbidden();
-  if ((await rightsOf(trx, userId)).rights.has(right)) return;
-  if (collection !== 'meetings') throw forbidden();
-  const eventId = (input as { event: number }).event;
-  if ((await exists(trx, 'events', eventId)) && !(await mayAddMeeting(trx, userId, eventId))) throw forbidden();
-}
-
-/** An organizer who edits a meeting without `change_meeting` may not move it to an event they do not organize. */
-async function checkMeetingMove(trx: Db, userId: number, collection: string, id: number, input: unknown): Promise<void> {
-  if (collection !== 'meetings' || (await rightsOf(trx, userId)).rights.has('events.change_meeting')) return;
-  const eventId = (input as { event?: number }).event;
-  if (eventId === undefined) return;
-  const meeting = await trx.selectFrom('meetings').select('event_id').where('id', '=', id).executeTakeFirstOrThrow();
-  if (eventId !== meeting.event_id && (await exists(trx, 'events', eventId)) && !(await mayAddMeeting(trx, userId, eventId))) throw forbidden();
+export async function memberMayEdit(db: Db, userId: number, collection: Collection, id: number): Promise<boolean> {
+  const rules = collection.memberWrites;
+  return rules !== undefined && (await rules.mayEdit(db, userId, id));
 }

@@ -148,7 +148,7 @@ async function formAnswer(m: Exchange, target: Target, status: number, state: Fo
   const values = new Map(state.values);
   const fixed: Record<string, string> = {};
   const owner = kind === 'projects' ? 'maintainer' : kind === 'events' ? 'organizer' : null;
-  if (id === null && owner !== null && !(await memberMayChooseOwner(db(m), me.id, kind))) {
+  if (id === null && owner !== null && !(await memberMayChooseOwner(db(m), me.id, collection))) {
     fixed[owner] = `You (${me.username})`;
     values.set(owner, [userPath(me.id)]);
   }
@@ -181,7 +181,7 @@ async function formAnswer(m: Exchange, target: Target, status: number, state: Fo
     conflict,
     timeZone: m.ex.services.config.timeZone,
     back: id !== null ? recordPage(kind, id) : target.eventId !== null ? recordPage('events', target.eventId) : '/',
-    deleteLink: id !== null && (await memberMayDelete(db(m), me.id, kind)) ? `/${kind}/${id}/delete/` : null,
+    deleteLink: id !== null && (await memberMayDelete(db(m), me.id, collection)) ? `/${kind}/${id}/delete/` : null,
   };
   return sendPage(m.ex.reply, status, recordFormPage(m.site, view));
 }
@@ -243,7 +243,7 @@ function eventOfQuery(m: Exchange): number | null {
 async function newTarget(m: Exchange, { kind, collection }: RecordForms): Promise<Target | FastifyReply> {
   const eventId = kind === 'meetings' ? eventOfQuery(m) : null;
   if (kind === 'meetings' && (eventId === null || (await eventTitle(m, eventId)) === undefined)) return notFoundPage(m, 'events');
-  if (!(await memberMayCreate(db(m), viewer(m).id, kind, eventId ?? undefined))) return forbiddenPage(m, `add ${kind === 'events' ? 'an' : 'a'} ${NOUNS[kind]}`);
+  if (!(await memberMayCreate(db(m), viewer(m).id, collection, { event: eventId ?? undefined }))) return forbiddenPage(m, `add ${kind === 'events' ? 'an' : 'a'} ${NOUNS[kind]}`);
   if (kind === 'meetings') {
     const existing = await db(m).selectFrom('meetings').select('id').where('event_id', '=', eventId!).executeTakeFirst();
     if (existing) return seeOther(m.ex.reply, `/meetings/${existing.id}/edit/`);
@@ -300,7 +300,7 @@ async function editTarget(m: Exchange, { kind, collection }: RecordForms, rawId:
   const id = parseId(rawId);
   const me = viewer(m).id;
   if (id === null || (await recordName(m, kind, id)) === undefined) return notFoundPage(m, kind);
-  const allowed = may === 'edit' ? await memberMayEdit(db(m), me, kind, id) : await memberMayDelete(db(m), me, kind);
+  const allowed = may === 'edit' ? await memberMayEdit(db(m), me, collection, id) : await memberMayDelete(db(m), me, collection);
   if (!allowed) return forbiddenPage(m, `${may} this ${NOUNS[kind]}`);
   return { kind, collection, id, eventId: null };
 }

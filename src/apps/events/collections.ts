@@ -2,6 +2,41 @@ import { collection } from '../../drf/collections.js';
 import { lastValue } from '../../drf/query.js';
 import * as events from './events.js';
 import * as meetings from './meetings.js';
+import type { Db } from '../../db/connection.js';
+import type { MemberWrites } from '../../drf/member-writes.js';
+import { hasRight, mayAddMeeting, mayEditEvent, mayEditMeeting } from '../users/index.js';
+
+/** Members write events with the model's rights; an organizer also edits their own (members.md §3). */
+const EVENT_WRITES: MemberWrites = {
+  mayCreate: (db, userId) => hasRight(db, userId, 'events.add_event'),
+  mayEdit: mayEditEvent,
+  mayDelete: (db, userId) => hasRight(db, userId, 'events.delete_event'),
+  owner: { field: 'organizer', mayChoose: (db, userId) => hasRight(db, userId, 'events.change_event') },
+};
+
+/** Members write meetings with the model's rights; an event's organizer also adds and edits its meeting (members.md §3). */
+const MEETING_WRITES: MemberWrites = {
+  // An unknown event is the fields' 400, not a 403.
+  mayCreate: async (db, userId, input) => {
+    if (await hasRight(db, userId, 'events.add_meeting')) return true;
+    const eventId = (input as { event?: number }).event;
+    return eventId !== undefined && (!(await eventExists(db, eventId)) || (await mayAddMeeting(db, userId, eventId)));
+  },
+  mayEdit: mayEditMeeting,
+  // An organizer without `change_meeting` may not move a meeting to an event they do not organize.
+  mayEditTo: async (db, userId, id, input) => {
+    if (await hasRight(db, userId, 'events.change_meeting')) return true;
+    const eventId = (input as { event?: number }).event;
+    if (eventId === undefined) return true;
+    const meeting = await db.selectFrom('meetings').select('event_id').where('id', '=', id).executeTakeFirstOrThrow();
+    return eventId === meeting.event_id || !(await eventExists(db, eventId)) || (await mayAddMeeting(db, userId, eventId));
+  },
+  mayDelete: (db, userId) => hasRight(db, userId, 'events.delete_meeting'),
+};
+
+async function eventExists(db: Db, id: number): Promise<boolean> {
+  return (await db.selectFrom('events').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
 
 /** `/api/events/`, first in the API root. */
 export const EVENTS = collection({
@@ -19,6 +54,7 @@ export const EVENTS = collection({
   create: (db, input: events.EventInput) => events.createEvent(db, input),
   update: (db, id, input: Partial<events.EventInput>) => events.updateEvent(db, id, input),
   remove: events.deleteEvent,
+  memberWrites: EVENT_WRITES,
 });
 
 /** `/api/meetings/`. */
@@ -36,4 +72,5 @@ export const MEETINGS = collection({
   create: (db, input: meetings.MeetingInput) => meetings.createMeeting(db, input),
   update: (db, id, input: Partial<meetings.MeetingInput>) => meetings.updateMeeting(db, id, input),
   remove: meetings.deleteMeeting,
+  memberWrites: MEETING_WRITES,
 });

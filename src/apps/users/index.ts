@@ -4,3 +4,4 @@ export { takingPartRoutes } from './routes/taking-part.js';
 export { relatedUserIds } from './related-users.js';
 export { keyHolderNames, userIdByName } from './users.js';
 export { newLink } from './web/new-link.js';
+export { hasRight, mayAddMeeting, mayEditEvent, mayEditMeeting, mayEditProject } from './rights.js';
