@@ -49,7 +49,6 @@ const MACHINERY_STILL_IMPORTING_APPS = [
   'src/openapi/components.ts',
   'src/resources/record-context.ts',
   'src/routes/record-forms.ts',
-  'src/web/details.ts',
   'src/web/record-forms.ts',
 ].map((file) => `^${file.replace(/[.]/g, '\\.')}$`);
 

@@ -4,7 +4,7 @@ import { answerPage, type PageSpec } from '../handlers/pages.js';
 import { declareRoute, type Route, type RoutePath } from '../http/route.js';
 import { API_DOCS_HEADERS, apiDocsPage } from '../web/api-docs.js';
 import { dashboardPage, dashboardReads, type DashboardPanel } from '../web/dashboard.js';
-import { detailPage, type DetailKind } from '../web/details.js';
+import { detailPage, type DetailBuilder } from '../web/details.js';
 import { HTML_HEADERS, HTML_TYPE, type NavLink } from '../web/layout.js';
 
 /** The web face's pages (web.md §3–§5): GET and HEAD, HTML but for the calendar feed. */
@@ -50,11 +50,11 @@ export function sitePageRoutes(panels: readonly DashboardPanel[]): Route[] {
 }
 
 /**
- * A record's page, `/<kind>/<id>/`: what `reads` names (the collection's record and the related
- * records it names); a write to any of them ends its cached copies. After the kind's forms in the
+ * A record's page, `/<kind>/<id>/`, as its app builds it: what `reads` names (the collection's
+ * record and the related records it names); a write to any of them ends its cached copies. After the kind's forms in the
  * route table: `/projects/new/` is no project's page.
  */
-export function detailRoute(kind: DetailKind, reads: readonly VersionedTable[]): Route {
+export function detailRoute(kind: string, reads: readonly VersionedTable[], build: DetailBuilder): Route {
   return pageRoute(kind, `/${kind}/:id/`, pattern(new RegExp(`^/${kind}/([^/]+)/$`)), {
     reads,
     type: HTML_TYPE,
@@ -62,7 +62,7 @@ export function detailRoute(kind: DetailKind, reads: readonly VersionedTable[]):
     // Event times read "in 3 days" nowhere here: a detail page changes only with its records.
     build: async (ctx, match) => {
       const id = parseId(decodeURIComponentSafe(match[1]));
-      return id === null ? undefined : detailPage(kind, ctx, id);
+      return id === null ? undefined : detailPage(build, ctx, id);
     },
   });
 }

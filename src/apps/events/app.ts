@@ -6,6 +6,7 @@ import { detailRoute, METHODS, pageRoute, PAGE_HEADERS, pattern } from '../../ro
 import { formRoutes } from '../../routes/record-forms.js';
 import { HTML_TYPE } from '../../web/layout.js';
 import { eventListPage } from './web/list.js';
+import { eventDetail, meetingDetail } from './web/details.js';
 import { takingPartRoutes } from '../users/index.js';
 import { eventsForCalendar } from './calendar-events.js';
 import { EVENTS, MEETINGS } from './collections.js';
@@ -30,9 +31,9 @@ const PAGES: readonly Route[] = [
     }),
   ),
   // A meeting's page names its event's title.
-  detailRoute('meetings', [...MEETINGS.reads, 'events']),
+  detailRoute('meetings', [...MEETINGS.reads, 'events'], meetingDetail),
   // An event's page names its organizer.
-  detailRoute('events', [...EVENTS.reads, 'users']),
+  detailRoute('events', [...EVENTS.reads, 'users'], eventDetail),
   // `/events/urlab.ics` is the original service's path, for installations migrating from it.
   pageRoute(
     'calendar',

@@ -5,6 +5,7 @@ import { detailRoute, pageRoute, PAGE_HEADERS, pattern } from '../../routes/page
 import { formRoutes } from '../../routes/record-forms.js';
 import { HTML_TYPE } from '../../web/layout.js';
 import { projectListPage } from './web/list.js';
+import { projectDetail } from './web/detail.js';
 import { takingPartRoutes } from '../users/index.js';
 import { PROJECTS } from './collections.js';
 
@@ -32,7 +33,7 @@ export const projectsApp: AppDeclaration = {
       headers: PAGE_HEADERS,
       build: (ctx) => projectListPage(ctx),
     }),
-    detailRoute('projects', PROJECTS.reads),
+    detailRoute('projects', PROJECTS.reads, projectDetail),
     ...takingPartRoutes('projects'),
   ],
   panels: PROJECTS_PANELS,

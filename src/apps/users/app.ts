@@ -9,6 +9,7 @@ import { USERS_NOTICES } from './notices.js';
 import { ACCOUNT_ROUTES } from './routes/accounts.js';
 import { ADMIN_ROUTES } from './routes/admin.js';
 import { originalMemberAddress } from './routes/original-member.js';
+import { memberDetail } from './web/member-detail.js';
 
 /**
  * The members (members.md): accounts, sessions, rights, passkeys, single sign-on, tokens, the
@@ -18,7 +19,7 @@ import { originalMemberAddress } from './routes/original-member.js';
 
 const NAMED_ROUTES: readonly Route[] = [
   // A member's page names the projects they maintain or take part in.
-  detailRoute('members', [...USERS.reads, 'projects', 'project_participants']),
+  detailRoute('members', [...USERS.reads, 'projects', 'project_participants'], memberDetail),
   ...ACCOUNT_ROUTES,
   ...ADMIN_ROUTES,
 ];

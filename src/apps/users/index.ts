@@ -4,4 +4,5 @@ export { takingPartRoutes } from './routes/taking-part.js';
 export { relatedUserIds } from './related-users.js';
 export { keyHolderNames, userIdByName } from './users.js';
 export { newLink } from './web/new-link.js';
-export { hasRight, mayAddMeeting, mayEditEvent, mayEditMeeting, mayEditProject } from './rights.js';
+export { hasRight, mayAddMeeting, mayEditEvent, mayEditMeeting, mayEditProject, powersOver } from './rights.js';
+export { isInterested, isParticipant } from './taking-part.js';

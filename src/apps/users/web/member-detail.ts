@@ -1,0 +1,29 @@
+import { memberPage } from '../../../resources/overview.js';
+import { markdownBlock, type DetailBuilder } from '../../../web/details.js';
+import { html } from '../../../web/html.js';
+import { layout } from '../../../web/layout.js';
+
+/** A member's public page: their name, whether they hold a key and, with the projects on, the projects they maintain and take part in. */
+export const memberDetail: DetailBuilder = async (ctx, id, markdown) => {
+  const projectsOn = ctx.site.appsOn.has('projects');
+  const member = await memberPage(ctx.db, id, projectsOn);
+  if (member === undefined) return undefined;
+  const projectList = (projects: { id: number; title: string }[]) =>
+    projects.length === 0 ? html`none` : html`<ul>${projects.map((p) => html`<li><a href="/projects/${p.id}/">${p.title}</a></li>`)}</ul>`;
+  const main = html`<article class="detail">
+<h1>${member.username}</h1>
+${member.fullName === null ? '' : html`<p class="lead">${member.fullName}</p>`}
+<dl class="facts">
+<dt>Key holder</dt><dd>${member.hasKey ? 'Yes' : 'No'}</dd>
+${
+  projectsOn
+    ? html`<dt>Maintains</dt><dd>${projectList(member.maintains)}</dd>
+<dt>Takes part in</dt><dd>${projectList(member.participates)}</dd>
+`
+    : ''
+}</dl>
+${markdownBlock(markdown, 'About', member.description)}
+<p class="raw"><a href="/api/users/${member.id}/">This member in the API</a></p>
+</article>`;
+  return layout(ctx.site, { title: member.username, main });
+};
