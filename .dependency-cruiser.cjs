@@ -37,7 +37,6 @@ const MACHINERY_STILL_IMPORTING_APPS = [
   'src/demo/generate.ts',
   'src/handlers/api.ts',
   'src/handlers/read.ts',
-  'src/handlers/record-forms.ts',
   'src/handlers/write.ts',
   'src/http/metrics.ts',
   'src/http/services.ts',
@@ -48,8 +47,6 @@ const MACHINERY_STILL_IMPORTING_APPS = [
   'src/live/writes.ts',
   'src/openapi/components.ts',
   'src/resources/record-context.ts',
-  'src/routes/record-forms.ts',
-  'src/web/record-forms.ts',
 ].map((file) => `^${file.replace(/[.]/g, '\\.')}$`);
 
 const fs = require('node:fs');

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import type { Db } from '../db/connection.js';
 import type { Collection } from '../drf/collections.js';
 import { ApiError } from '../drf/errors.js';
 import { lastValue } from '../drf/query.js';
@@ -17,15 +18,17 @@ import {
   type RecordWrite,
 } from '../drf/record-writes.js';
 import { parseId } from '../drf/routes.js';
-import { findMembers, membersById } from '../apps/users/member-choice.js';
 import type { RecordContext } from '../resources/record-context.js';
 import { ConflictError, FieldErrors, type FieldMessages } from '../resources/write-errors.js';
 import type { TimeFormatter } from '../time.js';
 import { messagePage } from '../web/message-page.js';
 import { differences, formFields, memberIdOf, recordValues, typedValues, type FormValues } from '../web/form-values.js';
 import type { Html } from '../web/html.js';
-import { deletePage, NOUNS, recordFormPage, type MemberPicker, type RecordFormView, type RecordKind } from '../web/record-forms.js';
-import { seeOther, sendPage, type MemberExchange } from '../apps/users/handlers/member-pages.js';
+import { deletePage, NOUNS, recordFormPage, type MemberChoice, type MemberPicker, type RecordFormView, type RecordKind } from '../web/record-forms.js';
+import { seeOther, sendPage } from '../http/reply.js';
+import type { Exchange as RequestExchange, Route, RoutePath } from '../http/route.js';
+import type { Form, FormLists } from '../request/form.js';
+import type { Site } from '../web/layout.js';
 import { setNotice } from './notice.js';
 
 /**
@@ -35,14 +38,51 @@ import { setNotice } from './notice.js';
  * 422 with the messages, 409 with the differences, 303 to the record's page with a notice.
  */
 
+/** What a form's handler is given, as the members' app's page for members only hands it (the request checked, its form read). */
+export interface FormExchange<P = unknown> {
+  readonly ex: RequestExchange<P>;
+  /** The member who sends it: never null, the page being for members only. */
+  readonly viewer: { readonly member: { readonly id: number; readonly username: string } } | null;
+  /** The site with this request's navigation. */
+  readonly site: Site;
+  /** The CSRF token of the page's forms. */
+  readonly csrf: string;
+  /** The fields of a POST (Origin, UTF-8 and CSRF token checked); empty for a GET. */
+  readonly form: Form;
+  /** The same fields with every value of each. */
+  readonly lists: FormLists;
+  readonly nowUs: number;
+}
+
+/** A form's page, GET and POST, for members only. */
+export interface FormPage<P> {
+  name: string;
+  template: string;
+  match: (path: RoutePath) => P | null;
+  methods: readonly ('GET' | 'POST')[];
+  handle: (m: FormExchange<P>) => Promise<FastifyReply>;
+}
+
+/** What the forms take of the app that keeps the members (apps/users/handlers/form-members.ts). */
+export interface FormMembers {
+  /** A page for members only: a visitor sent to log in, the Origin, form and CSRF token checked before `handle`. */
+  page<P>(declaration: FormPage<P>): Route;
+  /** Active members whose username contains `query`, a few at a time, and whether there are more. */
+  find(db: Db, query: string): Promise<{ matches: MemberChoice[]; more: boolean }>;
+  /** The members among `ids` (those that exist), in the order given. */
+  byId(db: Db, ids: readonly number[]): Promise<MemberChoice[]>;
+}
+
 /** What a form route knows besides the request: the kind of record, and the API's routing (members are named by their API paths). */
 export interface RecordForms {
   kind: RecordKind;
   /** Its API collection: the forms write through it, as the API does. */
   collection: Collection;
+  /** The members, to choose among and to look them up. */
+  members: FormMembers;
 }
 
-type Exchange = MemberExchange<unknown>;
+type Exchange = FormExchange;
 
 const recordPage = (kind: RecordKind, id: number) => `/${kind}/${id}/`;
 /** Where a deleted record's member goes: the list of its kind (a meeting: its event's page). */
@@ -134,6 +174,7 @@ interface FormState {
 interface Target {
   kind: RecordKind;
   collection: Collection;
+  members: FormMembers;
   /** The record edited; null for a new one. */
   id: number | null;
   /** A new meeting's event. */
@@ -143,11 +184,11 @@ interface Target {
 const EMPTY: Omit<FormState, 'values'> = { errors: {}, version: null, search: null, previews: {}, conflict: null };
 
 async function formAnswer(m: Exchange, target: Target, status: number, state: FormState): Promise<FastifyReply> {
-  const { kind, id, collection } = target;
+  const { kind, id, collection, members: people } = target;
   const me = viewer(m);
   const values = new Map(state.values);
   const fixed: Record<string, string> = {};
-  const owner = kind === 'projects' ? 'maintainer' : kind === 'events' ? 'organizer' : null;
+  const owner = collection.memberWrites?.owner?.field ?? null;
   if (id === null && owner !== null && !(await memberMayChooseOwner(db(m), me.id, collection))) {
     fixed[owner] = `You (${me.username})`;
     values.set(owner, [userPath(me.id)]);
@@ -161,8 +202,8 @@ async function formAnswer(m: Exchange, target: Target, status: number, state: Fo
   for (const field of formFields(collection.fields)) {
     if (field.shape.kind !== 'member' || fixed[field.name] !== undefined) continue;
     const ids = (values.get(field.name) ?? []).map(memberIdOf).filter((n): n is number => n !== null);
-    const search = state.search?.field === field.name ? { query: state.search.query, ...(await findMembers(db(m), state.search.query)) } : null;
-    members[field.name] = { chosen: await membersById(db(m), ids), search };
+    const search = state.search?.field === field.name ? { query: state.search.query, ...(await people.find(db(m), state.search.query)) } : null;
+    members[field.name] = { chosen: await people.byId(db(m), ids), search };
   }
   const name = id === null ? null : await recordName(m, kind, id);
   const conflict = state.conflict;
@@ -187,12 +228,12 @@ async function formAnswer(m: Exchange, target: Target, status: number, state: Fo
 }
 
 /** The names of the members a conflict's differences mention. */
-async function namesIn(m: Exchange, values: readonly (readonly string[])[]): Promise<Map<number, string>> {
+async function namesIn(m: Exchange, people: FormMembers, values: readonly (readonly string[])[]): Promise<Map<number, string>> {
   const ids = values
     .flat()
     .map(memberIdOf)
     .filter((n): n is number => n !== null);
-  return new Map((await membersById(db(m), ids)).map((member) => [member.id, member.username]));
+  return new Map((await people.byId(db(m), ids)).map((member) => [member.id, member.username]));
 }
 
 /** "Preview" and "Find" post the form back: the page again, as typed, with the rendering or the matches. Null for "Save". */
@@ -240,7 +281,7 @@ function eventOfQuery(m: Exchange): number | null {
 }
 
 /** Who may open a new form: the add right (a meeting: also its event's organizer); the event must exist. */
-async function newTarget(m: Exchange, { kind, collection }: RecordForms): Promise<Target | FastifyReply> {
+async function newTarget(m: Exchange, { kind, collection, members }: RecordForms): Promise<Target | FastifyReply> {
   const eventId = kind === 'meetings' ? eventOfQuery(m) : null;
   if (kind === 'meetings' && (eventId === null || (await eventTitle(m, eventId)) === undefined)) return notFoundPage(m, 'events');
   if (!(await memberMayCreate(db(m), viewer(m).id, collection, { event: eventId ?? undefined }))) return forbiddenPage(m, `add ${kind === 'events' ? 'an' : 'a'} ${NOUNS[kind]}`);
@@ -248,7 +289,7 @@ async function newTarget(m: Exchange, { kind, collection }: RecordForms): Promis
     const existing = await db(m).selectFrom('meetings').select('id').where('event_id', '=', eventId!).executeTakeFirst();
     if (existing) return seeOther(m.ex.reply, `/meetings/${existing.id}/edit/`);
   }
-  return { kind, collection, id: null, eventId };
+  return { kind, collection, members, id: null, eventId };
 }
 
 /** The values of an empty form: the schema's first choice, progress 0, the member in their own lists. */
@@ -296,13 +337,13 @@ export async function submitNew(m: Exchange, forms: RecordForms): Promise<Fastif
 // ---- edit ----
 
 /** The record of an edit or delete page: 404 when unknown, 403 without the right. */
-async function editTarget(m: Exchange, { kind, collection }: RecordForms, rawId: string, may: 'edit' | 'delete'): Promise<Target | FastifyReply> {
+async function editTarget(m: Exchange, { kind, collection, members }: RecordForms, rawId: string, may: 'edit' | 'delete'): Promise<Target | FastifyReply> {
   const id = parseId(rawId);
   const me = viewer(m).id;
   if (id === null || (await recordName(m, kind, id)) === undefined) return notFoundPage(m, kind);
   const allowed = may === 'edit' ? await memberMayEdit(db(m), me, collection, id) : await memberMayDelete(db(m), me, collection);
   if (!allowed) return forbiddenPage(m, `${may} this ${NOUNS[kind]}`);
-  return { kind, collection, id, eventId: null };
+  return { kind, collection, members, id, eventId: null };
 }
 
 export async function showEdit(m: Exchange, forms: RecordForms, rawId: string): Promise<FastifyReply> {
@@ -345,6 +386,7 @@ async function conflictAnswer(m: Exchange, target: Target, values: FormValues): 
   const found = differences(collection.fields, saved, values);
   const names = await namesIn(
     m,
+    target.members,
     found.flatMap((d) => [d.saved, d.typed]),
   );
   return formAnswer(m, target, 409, { ...EMPTY, values, version, conflict: { differences: found, names } });

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ReadAnswer } from '../cache/read-answer.js';
 import { json } from '../json.js';
+import { HTML_TYPE } from '../web/layout.js';
 
 /** `application/json` exactly: a Buffer payload keeps Fastify from adding a charset. */
 export function sendBody(reply: FastifyReply, body: Buffer): FastifyReply {
@@ -9,6 +10,16 @@ export function sendBody(reply: FastifyReply, body: Buffer): FastifyReply {
 
 export function sendJson(reply: FastifyReply, body: unknown): FastifyReply {
   return sendBody(reply, json(body));
+}
+
+/** An HTML page with its status; the route's headers (CSP, Allow, private) are set already. */
+export function sendPage(reply: FastifyReply, status: number, body: Buffer): FastifyReply {
+  return reply.code(status).header('content-type', HTML_TYPE).send(body);
+}
+
+/** 303 See Other: after a form, the browser GETs the next page. */
+export function seeOther(reply: FastifyReply, location: string): FastifyReply {
+  return reply.code(303).header('location', location).send();
 }
 
 /** Sends a read's answer through the framework (the fast path writes it to Node's response itself). */

@@ -1,5 +1,4 @@
-import { showDelete, showEdit, showNew, submitDelete, submitEdit, submitNew, type RecordForms } from '../handlers/record-forms.js';
-import { memberPage } from '../apps/users/handlers/member-pages.js';
+import { showDelete, showEdit, showNew, submitDelete, submitEdit, submitNew, type FormMembers, type RecordForms } from '../handlers/record-forms.js';
 import type { Collection } from '../drf/collections.js';
 import { fixedPaths, type Route, type RoutePath } from '../http/route.js';
 import type { RecordKind } from '../web/record-forms.js';
@@ -15,32 +14,29 @@ function recordPath(kind: RecordKind, action: 'edit' | 'delete') {
   return ({ raw }: RoutePath): string | null => pattern.exec(raw)?.[1] ?? null;
 }
 
-export function formRoutes(kind: RecordKind, collection: Collection): Route[] {
-  const forms: RecordForms = { kind, collection };
+export function formRoutes(kind: RecordKind, collection: Collection, members: FormMembers): Route[] {
+  const forms: RecordForms = { kind, collection, members };
   const post = (m: { ex: { facts: { method: string } } }) => m.ex.facts.method === 'POST';
   return [
-    memberPage({
+    members.page({
       name: `new ${kind}`,
       template: `/${kind}/new/`,
       match: fixedPaths(`/${kind}/new/`),
       methods: ['GET', 'POST'],
-      requires: 'member',
       handle: (m) => (post(m) ? submitNew(m, forms) : showNew(m, forms)),
     }),
-    memberPage({
+    members.page({
       name: `edit ${kind}`,
       template: `/${kind}/{id}/edit/`,
       match: recordPath(kind, 'edit'),
       methods: ['GET', 'POST'],
-      requires: 'member',
       handle: (m) => (post(m) ? submitEdit(m, forms, m.ex.params) : showEdit(m, forms, m.ex.params)),
     }),
-    memberPage({
+    members.page({
       name: `delete ${kind}`,
       template: `/${kind}/{id}/delete/`,
       match: recordPath(kind, 'delete'),
       methods: ['GET', 'POST'],
-      requires: 'member',
       handle: (m) => (post(m) ? submitDelete(m, forms, m.ex.params) : showDelete(m, forms, m.ex.params)),
     }),
   ];

@@ -1,5 +1,4 @@
 import type { TObject } from '@sinclair/typebox';
-import type { MemberChoice } from '../apps/users/member-choice.js';
 import { CSRF_FIELD } from '../request/csrf.js';
 import { formFields, memberIdOf, type Difference, type FieldShape, type FormValues } from './form-values.js';
 import { html, type Html } from './html.js';
@@ -18,6 +17,12 @@ export type RecordKind = 'projects' | 'events' | 'meetings';
 
 /** A record kind's name in sentences. */
 export const NOUNS: Readonly<Record<RecordKind, string>> = { projects: 'project', events: 'event', meetings: 'meeting' };
+
+/** A member as a form offers them to choose from (members.md §4): by username, never by e-mail address. */
+export interface MemberChoice {
+  id: number;
+  username: string;
+}
 
 /** A member field's state: who is chosen (ticked), and the matches of a search, when one was made. */
 export interface MemberPicker {

@@ -7,7 +7,7 @@ import { formRoutes } from '../../routes/record-forms.js';
 import { HTML_TYPE } from '../../web/layout.js';
 import { eventListPage } from './web/list.js';
 import { eventDetail, meetingDetail } from './web/details.js';
-import { takingPartRoutes } from '../users/index.js';
+import { FORM_MEMBERS, takingPartRoutes } from '../users/index.js';
 import { eventsForCalendar } from './calendar-events.js';
 import { EVENTS, MEETINGS } from './collections.js';
 import { calendarFeed, calendarSinceUs } from './web/calendar.js';
@@ -69,8 +69,8 @@ export const eventsApp: AppDeclaration = {
     originalRecordAddress('original new meeting', '/events/add_meeting', (id) => `/meetings/new/?event=${id}`),
     originalRecordAddress('original meeting edit', '/events/edit_meeting', (id) => `/meetings/${id}/edit/`),
     // The forms before the pages: `/events/new/` is no event's page.
-    ...formRoutes('events', EVENTS),
-    ...formRoutes('meetings', MEETINGS),
+    ...formRoutes('events', EVENTS, FORM_MEMBERS),
+    ...formRoutes('meetings', MEETINGS, FORM_MEMBERS),
     ...PAGES,
     ...takingPartRoutes('events'),
   ],

@@ -6,7 +6,7 @@ import { formRoutes } from '../../routes/record-forms.js';
 import { HTML_TYPE } from '../../web/layout.js';
 import { projectListPage } from './web/list.js';
 import { projectDetail } from './web/detail.js';
-import { takingPartRoutes } from '../users/index.js';
+import { FORM_MEMBERS, takingPartRoutes } from '../users/index.js';
 import { PROJECTS } from './collections.js';
 
 /**
@@ -26,7 +26,7 @@ export const projectsApp: AppDeclaration = {
     originalRecordAddress('original project join', '/projects/participe', (id) => `/projects/${id}/`),
     originalRecordAddress('original project leave', '/projects/noparticipe', (id) => `/projects/${id}/`),
     // The forms before the pages: `/projects/new/` is no project's page.
-    ...formRoutes('projects', PROJECTS),
+    ...formRoutes('projects', PROJECTS, FORM_MEMBERS),
     pageRoute('projects', '/projects/', pattern(/^\/projects\/$/), {
       reads: ['projects', 'users'],
       type: HTML_TYPE,

@@ -1,5 +1,6 @@
 /** What other apps may use of the members' app: its one public module. */
-export { memberPage, seeOther, type MemberExchange } from './handlers/member-pages.js';
+export { memberPage, type MemberExchange } from './handlers/member-pages.js';
+export { FORM_MEMBERS } from './handlers/form-members.js';
 export { takingPartRoutes } from './routes/taking-part.js';
 export { relatedUserIds } from './related-users.js';
 export { keyHolderNames, userIdByName } from './users.js';

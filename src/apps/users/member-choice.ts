@@ -1,16 +1,12 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
+import type { MemberChoice } from '../../web/record-forms.js';
 
 /**
  * Members as a form offers them to choose from (participants, members present, maintainer,
  * organizer: members.md §4): by username, never by e-mail address, a few at a time, so that a
  * space of 2,000 members gets a search, not 2,000 checkboxes.
  */
-
-export interface MemberChoice {
-  id: number;
-  username: string;
-}
 
 /** At most this many matches are listed; the search says when there are more. */
 export const MEMBER_MATCHES = 20;

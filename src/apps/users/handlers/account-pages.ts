@@ -23,7 +23,8 @@ import {
 } from '../web/account-pages.js';
 import { messagePage } from '../../../web/message-page.js';
 import type { Html } from '../../../web/html.js';
-import { notFound, seeOther, sendPage, webWrite, type MemberExchange } from './member-pages.js';
+import { notFound, webWrite, type MemberExchange } from './member-pages.js';
+import { seeOther, sendPage } from '../../../http/reply.js';
 import { setNotice } from '../../../handlers/notice.js';
 
 /** A member's own pages (members.md §3, §4): profile and tokens, password change, set-password links, reset by mail. */

@@ -12,7 +12,8 @@ import { loginPage, logoutPage, type LoginForm } from '../web/accounts.js';
 import { messagePage } from '../../../web/message-page.js';
 import { html } from '../../../web/html.js';
 import { siteFor } from '../../../web/layout.js';
-import { clearSessionCookie, seeOther, sendPage, type MemberExchange } from './member-pages.js';
+import { clearSessionCookie, type MemberExchange } from './member-pages.js';
+import { seeOther, sendPage } from '../../../http/reply.js';
 
 /** Logging in and out (members.md §2). */
 

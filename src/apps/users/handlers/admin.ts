@@ -12,7 +12,8 @@ import { createToken, listTokens, revokeTokenById, TokenError } from '../../../r
 import { countUsers } from '../users.js';
 import { field, type Form } from '../../../request/form.js';
 import { adminHomePage, groupEditPage, groupsPage, memberEditPage, membersPage, tokensPage, type MadeLink, type MemberEdit } from '../web/admin-pages.js';
-import { notFound, seeOther, sendPage, webWrite, type MemberExchange } from './member-pages.js';
+import { notFound, webWrite, type MemberExchange } from './member-pages.js';
+import { seeOther, sendPage } from '../../../http/reply.js';
 import { setNotice } from '../../../handlers/notice.js';
 
 /**

@@ -7,11 +7,12 @@ import { clearCookie, cookieName, isHttps, parseCookies, setCookie } from '../..
 import { CSRF_COOKIE, CSRF_FIELD, csrfToken, csrfTokenMatches, originAllowed } from '../../../request/csrf.js';
 import { isFormType, parseForm, type Form, type FormLists } from '../../../request/form.js';
 import { loginUrl } from '../../../request/next-path.js';
+import { sendPage } from '../../../http/reply.js';
 import { declareRoute, type Exchange, type Route, type RoutePath } from '../../../http/route.js';
 import type { Services } from '../../../http/services.js';
 import { messagePage } from '../../../web/message-page.js';
 import type { Html } from '../../../web/html.js';
-import { HTML_HEADERS, HTML_TYPE, siteFor, type Site } from '../../../web/layout.js';
+import { HTML_HEADERS, siteFor, type Site } from '../../../web/layout.js';
 import { notFoundPage } from '../../../web/not-found.js';
 import { takeNotice } from '../../../handlers/notice.js';
 import { hereOf, navOf, settleSessionCookie, viewerOf } from './viewer.js';
@@ -127,16 +128,6 @@ function preSessionKey(ex: Exchange<unknown>, post: boolean): string | null {
   const made = randomBytes(32).toString('base64url');
   ex.reply.header('set-cookie', setCookie(CSRF_COOKIE, made, { https, maxAgeSeconds: null }));
   return made;
-}
-
-/** An HTML page with its status; the route's headers (CSP, Allow, private) are set already. */
-export function sendPage(reply: FastifyReply, status: number, body: Buffer): FastifyReply {
-  return reply.code(status).header('content-type', HTML_TYPE).send(body);
-}
-
-/** 303 See Other: after a form, the browser GETs the next page. */
-export function seeOther(reply: FastifyReply, location: string): FastifyReply {
-  return reply.code(303).header('location', location).send();
 }
 
 /** A POST without the right token or from another origin: a 403 page, nothing changed. */

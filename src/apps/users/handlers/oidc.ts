@@ -10,7 +10,8 @@ import { safeNext } from '../../../request/next-path.js';
 import { recordAudit } from '../../../resources/audit.js';
 import { messagePage } from '../../../web/message-page.js';
 import { html } from '../../../web/html.js';
-import { seeOther, sendPage, type MemberExchange } from './member-pages.js';
+import { type MemberExchange } from './member-pages.js';
+import { seeOther, sendPage } from '../../../http/reply.js';
 
 /**
  * Logging in with the space's OpenID provider (members.md §5): `/accounts/oidc/login/` begins the

@@ -26,7 +26,8 @@ import { PASSKEY_LOGIN_PATH } from '../web/accounts.js';
 import { messagePage } from '../../../web/message-page.js';
 import { profileAnswer } from './account-pages.js';
 import { loginForm, startMemberSession } from './accounts.js';
-import { notFound, seeOther, sendPage, webWrite, type MemberExchange } from './member-pages.js';
+import { notFound, webWrite, type MemberExchange } from './member-pages.js';
+import { seeOther, sendPage } from '../../../http/reply.js';
 import { setNotice } from '../../../handlers/notice.js';
 
 /**

@@ -3,7 +3,8 @@ import type { Db } from '../../../db/connection.js';
 import { joinProject, leaveProject, setInterest, type TakingPart } from '../taking-part.js';
 import { field } from '../../../request/form.js';
 import type { UsersNotice as Notice } from '../notices.js';
-import { notFound, seeOther, webWrite, type MemberExchange } from './member-pages.js';
+import { notFound, webWrite, type MemberExchange } from './member-pages.js';
+import { seeOther } from '../../../http/reply.js';
 import { setNotice } from '../../../handlers/notice.js';
 
 /**

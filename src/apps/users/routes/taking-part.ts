@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import { memberPage, seeOther, type MemberExchange } from '../handlers/member-pages.js';
+import { memberPage, type MemberExchange } from '../handlers/member-pages.js';
+import { seeOther } from '../../../http/reply.js';
 import { loginUrl } from '../../../request/next-path.js';
 import { submitInterest, submitJoin, submitLeave } from '../handlers/taking-part.js';
 import { idPath, type Route, type RoutePath } from '../../../http/route.js';
