@@ -24,7 +24,7 @@ import type { TimeFormatter } from '../time.js';
 import { messagePage } from '../web/message-page.js';
 import { differences, formFields, memberIdOf, recordValues, typedValues, type FormValues } from '../web/form-values.js';
 import type { Html } from '../web/html.js';
-import { deletePage, NOUNS, recordFormPage, type MemberChoice, type MemberPicker, type RecordFormView, type RecordKind } from '../web/record-forms.js';
+import { deletePage, recordFormPage, type MemberChoice, type MemberPicker, type RecordFormView } from '../web/record-forms.js';
 import { seeOther, sendPage } from '../http/reply.js';
 import type { Exchange as RequestExchange, Route, RoutePath } from '../http/route.js';
 import type { Form, FormLists } from '../request/form.js';
@@ -73,20 +73,56 @@ export interface FormMembers {
   byId(db: Db, ids: readonly number[]): Promise<MemberChoice[]>;
 }
 
-/** What a form route knows besides the request: the kind of record, and the API's routing (members are named by their API paths). */
-export interface RecordForms {
-  kind: RecordKind;
+/** A kind of record that members add, edit and delete with forms (members.md §4), as its app declares it (`apps/projects/forms.ts`…). */
+export interface RecordFormKind {
+  /** The first segment of its pages' paths: `/projects/new/`, `/projects/7/edit/`, `/projects/7/`. */
+  readonly kind: string;
+  /** Its name in sentences: `project`. */
+  readonly noun: string;
+  /** Its name with its article: `an event`. */
+  readonly aNoun: string;
   /** Its API collection: the forms write through it, as the API does. */
-  collection: Collection;
+  readonly collection: Collection;
+  /** What a record is called on its pages (a project's title); undefined when there is no such record. */
+  nameOf(db: Db, id: number): Promise<string | undefined>;
+  /** The values of an empty form for the member of this API path: the schema's first choices, the member in their own lists. */
+  blank(me: string): FormValues;
+  /** The record each of its records belongs to (a meeting's event), when there is one. */
+  readonly parent?: RecordParent;
+}
+
+/**
+ * The record a record belongs to (a meeting's event): named by the new record's page
+ * (`/meetings/new/?event=7`), shown on its forms as fixed, never changed by them; one record of
+ * the kind at most belongs to each.
+ */
+export interface RecordParent {
+  /** The field that names it, and the new form's query parameter: `event`. */
+  readonly field: string;
+  /** The first segment of its pages' and API paths: `events`. */
+  readonly kind: string;
+  readonly noun: string;
+  /** Its title; undefined when there is no such record. */
+  titleOf(db: Db, id: number): Promise<string | undefined>;
+  /** The one that a record of the kind belongs to; null when there is no such record. */
+  ofRecord(db: Db, id: number): Promise<number | null>;
+  /** The record of the kind that already belongs to it, if any. */
+  existing(db: Db, parentId: number): Promise<number | undefined>;
+}
+
+/** What a form route knows besides the request: the kind of record, and the members to choose among. */
+export interface RecordForms extends RecordFormKind {
   /** The members, to choose among and to look them up. */
-  members: FormMembers;
+  readonly members: FormMembers;
 }
 
 type Exchange = FormExchange;
 
-const recordPage = (kind: RecordKind, id: number) => `/${kind}/${id}/`;
+const recordPage = (kind: string, id: number) => `/${kind}/${id}/`;
+/** A parent's API path, as its field holds it. */
+const parentPath = (parent: RecordParent, id: number | null) => `/api/${parent.kind}/${id}/`;
 /** Where a deleted record's member goes: the list of its kind (a meeting: its event's page). */
-const afterDelete = (kind: RecordKind, eventId: number | null) => (kind === 'meetings' && eventId !== null ? recordPage('events', eventId) : `/${kind}/`);
+const afterDelete = ({ kind, parent }: RecordForms, parentId: number | null) => (parent !== undefined && parentId !== null ? recordPage(parent.kind, parentId) : `/${kind}/`);
 
 function viewer(m: Exchange): { id: number; username: string } {
   // memberPage ensures a viewer on pages that require a member.
@@ -99,8 +135,8 @@ function db(m: Exchange) {
 
 // ---- answers that are not the form ----
 
-function notFoundPage(m: Exchange, kind: RecordKind): FastifyReply {
-  return sendPage(m.ex.reply, 404, messagePage(m.site, { title: 'Not found', message: `There is no such ${NOUNS[kind]}.` }));
+function notFoundPage(m: Exchange, noun: string): FastifyReply {
+  return sendPage(m.ex.reply, 404, messagePage(m.site, { title: 'Not found', message: `There is no such ${noun}.` }));
 }
 
 function forbiddenPage(m: Exchange, doing: string): FastifyReply {
@@ -108,8 +144,8 @@ function forbiddenPage(m: Exchange, doing: string): FastifyReply {
 }
 
 /** The core's refusals as pages (a right lost or a record deleted between the page and the post). */
-function refusal(m: Exchange, kind: RecordKind, error: unknown, doing: string): FastifyReply {
-  if (error instanceof ApiError && error.status === 404) return notFoundPage(m, kind);
+function refusal(m: Exchange, noun: string, error: unknown, doing: string): FastifyReply {
+  if (error instanceof ApiError && error.status === 404) return notFoundPage(m, noun);
   if (error instanceof ApiError && error.status === 403) return forbiddenPage(m, doing);
   throw error;
 }
@@ -140,24 +176,6 @@ async function savedValues(m: Exchange, collection: Collection, id: number): Pro
   return record === undefined ? undefined : recordValues(collection.fields, record);
 }
 
-/** What a record is called on its pages: a project's or event's title; a meeting's event's. */
-async function recordName(m: Exchange, kind: RecordKind, id: number): Promise<string | undefined> {
-  if (kind === 'meetings') {
-    const row = await db(m).selectFrom('meetings').innerJoin('events', 'events.id', 'meetings.event_id').select('events.title').where('meetings.id', '=', id).executeTakeFirst();
-    return row === undefined ? undefined : `Meeting of ${row.title}`;
-  }
-  const row = await db(m).selectFrom(kind).select('title').where('id', '=', id).executeTakeFirst();
-  return row?.title;
-}
-
-async function meetingEvent(m: Exchange, meetingId: number): Promise<number | null> {
-  return (await db(m).selectFrom('meetings').select('event_id').where('id', '=', meetingId).executeTakeFirst())?.event_id ?? null;
-}
-
-async function eventTitle(m: Exchange, eventId: number): Promise<string | undefined> {
-  return (await db(m).selectFrom('events').select('title').where('id', '=', eventId).executeTakeFirst())?.title;
-}
-
 // ---- the form page ----
 
 interface FormState {
@@ -172,19 +190,18 @@ interface FormState {
 
 /** Where the form stands: a new record's page (its event for a meeting) or a record's edit page. */
 interface Target {
-  kind: RecordKind;
-  collection: Collection;
-  members: FormMembers;
+  forms: RecordForms;
   /** The record edited; null for a new one. */
   id: number | null;
-  /** A new meeting's event. */
-  eventId: number | null;
+  /** A new record's parent (a new meeting's event). */
+  parentId: number | null;
 }
 
 const EMPTY: Omit<FormState, 'values'> = { errors: {}, version: null, search: null, previews: {}, conflict: null };
 
 async function formAnswer(m: Exchange, target: Target, status: number, state: FormState): Promise<FastifyReply> {
-  const { kind, id, collection, members: people } = target;
+  const { forms, id } = target;
+  const { kind, collection, parent, members: people } = forms;
   const me = viewer(m);
   const values = new Map(state.values);
   const fixed: Record<string, string> = {};
@@ -193,10 +210,10 @@ async function formAnswer(m: Exchange, target: Target, status: number, state: Fo
     fixed[owner] = `You (${me.username})`;
     values.set(owner, [userPath(me.id)]);
   }
-  if (kind === 'meetings') {
-    const eventId = target.eventId ?? Number(/^\/api\/events\/([0-9]+)\/$/.exec(values.get('event')?.[0] ?? '')?.[1]);
-    fixed.event = (await eventTitle(m, eventId)) ?? '';
-    values.set('event', [`/api/events/${eventId}/`]);
+  if (parent !== undefined) {
+    const parentId = target.parentId ?? Number(new RegExp(`^/api/${parent.kind}/([0-9]+)/$`).exec(values.get(parent.field)?.[0] ?? '')?.[1]);
+    fixed[parent.field] = (await parent.titleOf(db(m), parentId)) ?? '';
+    values.set(parent.field, [parentPath(parent, parentId)]);
   }
   const members: Record<string, MemberPicker> = {};
   for (const field of formFields(collection.fields)) {
@@ -205,13 +222,13 @@ async function formAnswer(m: Exchange, target: Target, status: number, state: Fo
     const search = state.search?.field === field.name ? { query: state.search.query, ...(await people.find(db(m), state.search.query)) } : null;
     members[field.name] = { chosen: await people.byId(db(m), ids), search };
   }
-  const name = id === null ? null : await recordName(m, kind, id);
+  const name = id === null ? null : await forms.nameOf(db(m), id);
   const conflict = state.conflict;
   const view: RecordFormView = {
-    kind,
+    noun: forms.noun,
     schema: collection.fields,
-    title: id === null ? (kind === 'meetings' ? `New meeting for ${fixed.event}` : `New ${NOUNS[kind]}`) : `Edit: ${name ?? ''}`,
-    action: m.ex.facts.target.rawPath + (target.eventId === null || id !== null ? '' : `?event=${target.eventId}`),
+    title: id === null ? (parent !== undefined ? `New ${forms.noun} for ${fixed[parent.field]}` : `New ${forms.noun}`) : `Edit: ${name ?? ''}`,
+    action: m.ex.facts.target.rawPath + (target.parentId === null || id !== null ? '' : `?${parent!.field}=${target.parentId}`),
     csrf: m.csrf,
     version: state.version,
     values,
@@ -221,7 +238,7 @@ async function formAnswer(m: Exchange, target: Target, status: number, state: Fo
     previews: state.previews,
     conflict,
     timeZone: m.ex.services.config.timeZone,
-    back: id !== null ? recordPage(kind, id) : target.eventId !== null ? recordPage('events', target.eventId) : '/',
+    back: id !== null ? recordPage(kind, id) : target.parentId !== null ? recordPage(parent!.kind, target.parentId) : '/',
     deleteLink: id !== null && (await memberMayDelete(db(m), me.id, collection)) ? `/${kind}/${id}/delete/` : null,
   };
   return sendPage(m.ex.reply, status, recordFormPage(m.site, view));
@@ -239,7 +256,7 @@ async function namesIn(m: Exchange, people: FormMembers, values: readonly (reado
 /** "Preview" and "Find" post the form back: the page again, as typed, with the rendering or the matches. Null for "Save". */
 async function formBack(m: Exchange, target: Target, values: FormValues, version: string | null): Promise<FastifyReply | null> {
   const action = m.form.get('action') ?? 'save';
-  const fields = formFields(target.collection.fields);
+  const fields = formFields(target.forms.collection.fields);
   if (action === 'preview') {
     // Loaded on demand, as the detail pages do (markdown-it is 200 KB to parse).
     const { renderMarkdown } = await import('../web/markdown.js');
@@ -274,54 +291,38 @@ function recordWrite(m: Exchange): RecordWrite {
 
 // ---- new ----
 
-/** A new meeting's event, from `?event=`: its id, or null when absent or not a number. */
-function eventOfQuery(m: Exchange): number | null {
-  const value = lastValue(m.ex.facts.target.query, 'event');
+/** A new record's parent, from its query parameter (`?event=`): its id, or null when absent or not a number. */
+function parentOfQuery(m: Exchange, parent: RecordParent): number | null {
+  const value = lastValue(m.ex.facts.target.query, parent.field);
   return value === undefined ? null : parseId(value);
 }
 
-/** Who may open a new form: the add right (a meeting: also its event's organizer); the event must exist. */
-async function newTarget(m: Exchange, { kind, collection, members }: RecordForms): Promise<Target | FastifyReply> {
-  const eventId = kind === 'meetings' ? eventOfQuery(m) : null;
-  if (kind === 'meetings' && (eventId === null || (await eventTitle(m, eventId)) === undefined)) return notFoundPage(m, 'events');
-  if (!(await memberMayCreate(db(m), viewer(m).id, collection, { event: eventId ?? undefined }))) return forbiddenPage(m, `add ${kind === 'events' ? 'an' : 'a'} ${NOUNS[kind]}`);
-  if (kind === 'meetings') {
-    const existing = await db(m).selectFrom('meetings').select('id').where('event_id', '=', eventId!).executeTakeFirst();
-    if (existing) return seeOther(m.ex.reply, `/meetings/${existing.id}/edit/`);
+/** Who may open a new form: the add right (a meeting: also its event's organizer); the parent must exist. */
+async function newTarget(m: Exchange, forms: RecordForms): Promise<Target | FastifyReply> {
+  const { collection, parent } = forms;
+  const parentId = parent === undefined ? null : parentOfQuery(m, parent);
+  if (parent !== undefined && (parentId === null || (await parent.titleOf(db(m), parentId)) === undefined)) return notFoundPage(m, parent.noun);
+  const input = parent === undefined ? {} : { [parent.field]: parentId };
+  if (!(await memberMayCreate(db(m), viewer(m).id, collection, input))) return forbiddenPage(m, `add ${forms.aNoun}`);
+  if (parent !== undefined) {
+    const existing = await parent.existing(db(m), parentId!);
+    if (existing !== undefined) return seeOther(m.ex.reply, `/${forms.kind}/${existing}/edit/`);
   }
-  return { kind, collection, members, id: null, eventId };
-}
-
-/** The values of an empty form: the schema's first choice, progress 0, the member in their own lists. */
-function blankValues(kind: RecordKind, me: number): Map<string, string[]> {
-  if (kind === 'projects')
-    return new Map([
-      ['status', ['p']],
-      ['progress', ['0']],
-      ['maintainer', [userPath(me)]],
-      ['participants', [userPath(me)]],
-    ]);
-  if (kind === 'events')
-    return new Map([
-      ['status', ['r']],
-      ['organizer', [userPath(me)]],
-    ]);
-  return new Map();
+  return { forms, id: null, parentId };
 }
 
 export async function showNew(m: Exchange, forms: RecordForms): Promise<FastifyReply> {
-  const { kind } = forms;
   const target = await newTarget(m, forms);
-  if (!('kind' in target)) return target;
-  return formAnswer(m, target, 200, { ...EMPTY, values: blankValues(kind, viewer(m).id) });
+  if (!('forms' in target)) return target;
+  return formAnswer(m, target, 200, { ...EMPTY, values: forms.blank(userPath(viewer(m).id)) });
 }
 
 export async function submitNew(m: Exchange, forms: RecordForms): Promise<FastifyReply> {
-  const { kind, collection } = forms;
+  const { kind, collection, parent } = forms;
   const target = await newTarget(m, forms);
-  if (!('kind' in target)) return target;
+  if (!('forms' in target)) return target;
   const values = typedValues(collection.fields, m.lists);
-  if (kind === 'meetings') values.set('event', [`/api/events/${target.eventId}/`]);
+  if (parent !== undefined) values.set(parent.field, [parentPath(parent, target.parentId)]);
   const back = await formBack(m, target, values, null);
   if (back !== null) return back;
   try {
@@ -330,39 +331,40 @@ export async function submitNew(m: Exchange, forms: RecordForms): Promise<Fastif
     return seeOther(m.ex.reply, recordPage(kind, id));
   } catch (error) {
     if (error instanceof FieldErrors) return formAnswer(m, target, 422, { ...EMPTY, values, errors: error.errors });
-    return refusal(m, kind, error, `add this ${NOUNS[kind]}`);
+    return refusal(m, forms.noun, error, `add this ${forms.noun}`);
   }
 }
 
 // ---- edit ----
 
 /** The record of an edit or delete page: 404 when unknown, 403 without the right. */
-async function editTarget(m: Exchange, { kind, collection, members }: RecordForms, rawId: string, may: 'edit' | 'delete'): Promise<Target | FastifyReply> {
+async function editTarget(m: Exchange, forms: RecordForms, rawId: string, may: 'edit' | 'delete'): Promise<Target | FastifyReply> {
+  const { collection, noun } = forms;
   const id = parseId(rawId);
   const me = viewer(m).id;
-  if (id === null || (await recordName(m, kind, id)) === undefined) return notFoundPage(m, kind);
+  if (id === null || (await forms.nameOf(db(m), id)) === undefined) return notFoundPage(m, noun);
   const allowed = may === 'edit' ? await memberMayEdit(db(m), me, collection, id) : await memberMayDelete(db(m), me, collection);
-  if (!allowed) return forbiddenPage(m, `${may} this ${NOUNS[kind]}`);
-  return { kind, collection, members, id, eventId: null };
+  if (!allowed) return forbiddenPage(m, `${may} this ${noun}`);
+  return { forms, id, parentId: null };
 }
 
 export async function showEdit(m: Exchange, forms: RecordForms, rawId: string): Promise<FastifyReply> {
-  const { kind, collection } = forms;
+  const { collection } = forms;
   const target = await editTarget(m, forms, rawId, 'edit');
-  if (!('kind' in target)) return target;
+  if (!('forms' in target)) return target;
   const [values, version] = [await savedValues(m, collection, target.id!), await recordVersion(db(m), collection, target.id!)];
-  if (values === undefined || version === undefined) return notFoundPage(m, kind);
+  if (values === undefined || version === undefined) return notFoundPage(m, forms.noun);
   return formAnswer(m, target, 200, { ...EMPTY, values, version });
 }
 
 export async function submitEdit(m: Exchange, forms: RecordForms, rawId: string): Promise<FastifyReply> {
-  const { kind, collection } = forms;
+  const { kind, collection, parent } = forms;
   const target = await editTarget(m, forms, rawId, 'edit');
-  if (!('kind' in target)) return target;
+  if (!('forms' in target)) return target;
   const id = target.id!;
   const values = typedValues(collection.fields, m.lists);
   // A meeting stays with its event: the form shows it, never changes it.
-  if (kind === 'meetings') values.set('event', [`/api/events/${await meetingEvent(m, id)}/`]);
+  if (parent !== undefined) values.set(parent.field, [parentPath(parent, await parent.ofRecord(db(m), id))]);
   const version = m.form.get('version') ?? '';
   const back = await formBack(m, target, values, version);
   if (back !== null) return back;
@@ -373,20 +375,20 @@ export async function submitEdit(m: Exchange, forms: RecordForms, rawId: string)
   } catch (error) {
     if (error instanceof FieldErrors) return formAnswer(m, target, 422, { ...EMPTY, values, version, errors: error.errors });
     if (error instanceof StaleEdit) return conflictAnswer(m, target, values);
-    return refusal(m, kind, error, `edit this ${NOUNS[kind]}`);
+    return refusal(m, forms.noun, error, `edit this ${forms.noun}`);
   }
 }
 
 /** Saved over a newer version: nothing written; the differences, what was typed, and the current version (saving again is deliberate). */
 async function conflictAnswer(m: Exchange, target: Target, values: FormValues): Promise<FastifyReply> {
-  const { collection } = target;
+  const { collection, members, noun } = target.forms;
   const saved = await savedValues(m, collection, target.id!);
   const version = await recordVersion(db(m), collection, target.id!);
-  if (saved === undefined || version === undefined) return notFoundPage(m, target.kind);
+  if (saved === undefined || version === undefined) return notFoundPage(m, noun);
   const found = differences(collection.fields, saved, values);
   const names = await namesIn(
     m,
-    target.members,
+    members,
     found.flatMap((d) => [d.saved, d.typed]),
   );
   return formAnswer(m, target, 409, { ...EMPTY, values, version, conflict: { differences: found, names } });
@@ -395,10 +397,11 @@ async function conflictAnswer(m: Exchange, target: Target, values: FormValues): 
 // ---- delete ----
 
 async function deleteAnswer(m: Exchange, target: Target, status: number, problem: string | null): Promise<FastifyReply> {
-  const { kind, id } = target;
+  const { forms, id } = target;
+  const { kind } = forms;
   const page = deletePage(m.site, {
-    kind,
-    name: (await recordName(m, kind, id!)) ?? '',
+    noun: forms.noun,
+    name: (await forms.nameOf(db(m), id!)) ?? '',
     action: `/${kind}/${id}/delete/`,
     csrf: m.csrf,
     back: recordPage(kind, id!),
@@ -409,22 +412,22 @@ async function deleteAnswer(m: Exchange, target: Target, status: number, problem
 
 export async function showDelete(m: Exchange, forms: RecordForms, rawId: string): Promise<FastifyReply> {
   const target = await editTarget(m, forms, rawId, 'delete');
-  if (!('kind' in target)) return target;
+  if (!('forms' in target)) return target;
   return deleteAnswer(m, target, 200, null);
 }
 
 export async function submitDelete(m: Exchange, forms: RecordForms, rawId: string): Promise<FastifyReply> {
-  const { kind, collection } = forms;
+  const { kind, collection, parent } = forms;
   const target = await editTarget(m, forms, rawId, 'delete');
-  if (!('kind' in target)) return target;
+  if (!('forms' in target)) return target;
   const id = target.id!;
-  const eventId = kind === 'meetings' ? await meetingEvent(m, id) : null;
+  const parentId = parent === undefined ? null : await parent.ofRecord(db(m), id);
   try {
     await deleteRecord(recordWrite(m), collection, id);
   } catch (error) {
     if (error instanceof ConflictError) return deleteAnswer(m, target, 409, error.message);
-    return refusal(m, kind, error, `delete this ${NOUNS[kind]}`);
+    return refusal(m, forms.noun, error, `delete this ${forms.noun}`);
   }
   setNotice(m.ex.reply, m.ex.facts, `${kind}-deleted`);
-  return seeOther(m.ex.reply, afterDelete(kind, eventId));
+  return seeOther(m.ex.reply, afterDelete(forms, parentId));
 }

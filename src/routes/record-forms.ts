@@ -1,7 +1,5 @@
-import { showDelete, showEdit, showNew, submitDelete, submitEdit, submitNew, type FormMembers, type RecordForms } from '../handlers/record-forms.js';
-import type { Collection } from '../drf/collections.js';
+import { showDelete, showEdit, showNew, submitDelete, submitEdit, submitNew, type FormMembers, type RecordFormKind, type RecordForms } from '../handlers/record-forms.js';
 import { fixedPaths, type Route, type RoutePath } from '../http/route.js';
-import type { RecordKind } from '../web/record-forms.js';
 
 /**
  * The members' forms for projects, events and meetings (members.md §4): `/<kind>/new/` (a
@@ -9,13 +7,15 @@ import type { RecordKind } from '../web/record-forms.js';
  * the record pages in the route table: `/projects/new/` is no project's page.
  */
 /** The id part of `/<kind>/<id>/<action>/`, as typed (the handler reads it: a 404 page for anything but a record's id). */
-function recordPath(kind: RecordKind, action: 'edit' | 'delete') {
+function recordPath(kind: string, action: 'edit' | 'delete') {
   const pattern = new RegExp(`^/${kind}/([^/]{1,40})/${action}/$`);
   return ({ raw }: RoutePath): string | null => pattern.exec(raw)?.[1] ?? null;
 }
 
-export function formRoutes(kind: RecordKind, collection: Collection, members: FormMembers): Route[] {
-  const forms: RecordForms = { kind, collection, members };
+/** The forms of a kind of record its app declares, with the pages for members only that the users app makes. */
+export function formRoutes(declaration: RecordFormKind, members: FormMembers): Route[] {
+  const forms: RecordForms = { ...declaration, members };
+  const { kind } = forms;
   const post = (m: { ex: { facts: { method: string } } }) => m.ex.facts.method === 'POST';
   return [
     members.page({

@@ -1,20 +1,16 @@
-import { NOUNS, type RecordKind } from './record-forms.js';
-
 /**
  * The short confirmations a member's form leads to (members.md §4), each named by a code: the
  * notice cookie carries the code (handlers/notice.ts), never text, so nothing typed is echoed.
- * Each app declares its own; these are the record forms'.
+ * Each app declares its own (`AppDeclaration.notices`).
  */
 
 /** What a record form did, as its notice says it. */
 const RECORD_CHANGES = ['created', 'saved', 'deleted'] as const;
 
-/** A record form's notice ("The project is saved."), one per record kind and change. */
-type RecordNotice = `${RecordKind}-${(typeof RECORD_CHANGES)[number]}`;
+/** A kind of record's forms' notices ("The project is saved."), one per change, under `<kind>-<change>`: its app declares them. */
+export function recordNotices({ kind, noun }: { kind: string; noun: string }): Readonly<Record<string, string>> {
+  return Object.fromEntries(RECORD_CHANGES.map((change) => [`${kind}-${change}`, `The ${noun} is ${change}.`]));
+}
 
-const RECORD_NOTICES = Object.fromEntries(
-  (Object.keys(NOUNS) as RecordKind[]).flatMap((kind) => RECORD_CHANGES.map((change) => [`${kind}-${change}`, `The ${NOUNS[kind]} is ${change}.`])),
-) as Record<RecordNotice, string>;
-
-/** The record forms' notices; the apps add their own (`AppDeclaration.notices`). */
-export const SITE_NOTICES: Readonly<Record<string, string>> = RECORD_NOTICES;
+/** The site's own notices: none, the apps add theirs (`AppDeclaration.notices`). */
+export const SITE_NOTICES: Readonly<Record<string, string>> = {};

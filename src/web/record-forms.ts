@@ -13,11 +13,6 @@ import { described, fieldError, type FieldMessages } from './form-parts.js';
  * back; and an edit's version, so that saving over a newer one shows the differences instead.
  */
 
-export type RecordKind = 'projects' | 'events' | 'meetings';
-
-/** A record kind's name in sentences. */
-export const NOUNS: Readonly<Record<RecordKind, string>> = { projects: 'project', events: 'event', meetings: 'meeting' };
-
 /** A member as a form offers them to choose from (members.md §4): by username, never by e-mail address. */
 export interface MemberChoice {
   id: number;
@@ -31,7 +26,8 @@ export interface MemberPicker {
 }
 
 export interface RecordFormView {
-  kind: RecordKind;
+  /** The record's kind in sentences: `project`. */
+  noun: string;
   /** The collection's writable fields (resources/): the form's fields, in their order. */
   schema: TObject;
   title: string;
@@ -63,7 +59,7 @@ export function recordFormPage(site: Site, view: RecordFormView): Buffer {
   const main = html`<section class="record-form" aria-labelledby="form-heading">
 <h1 id="form-heading">${view.title}</h1>
 ${view.conflict === null ? '' : conflictSection(view)}
-${failed ? html`<p class="form-error" role="alert" id="form-problem">The ${NOUNS[view.kind]} was not saved: see the messages by the fields.</p>` : ''}
+${failed ? html`<p class="form-error" role="alert" id="form-problem">The ${view.noun} was not saved: see the messages by the fields.</p>` : ''}
 ${view.errors.non_field_errors ? html`<p class="form-error" role="alert">${view.errors.non_field_errors.join(' ')}</p>` : ''}
 <form method="post" action="${view.action}" class="stacked">
 <input type="hidden" name="${CSRF_FIELD}" value="${view.csrf}">
@@ -71,7 +67,7 @@ ${defaultButton()}
 ${view.version === null ? '' : html`<input type="hidden" name="version" value="${view.version}">`}
 ${formFields(view.schema).map((field) => fieldControl(view, field.name, field.label, field.shape))}
 <p class="buttons"><button type="submit" name="action" value="save">Save</button> <button type="submit" name="action" value="preview" class="secondary">Preview</button> <a href="${view.back}">Cancel</a>${
-    view.deleteLink === null ? '' : html` <a href="${view.deleteLink}" class="danger">Delete this ${NOUNS[view.kind]}</a>`
+    view.deleteLink === null ? '' : html` <a href="${view.deleteLink}" class="danger">Delete this ${view.noun}</a>`
   }</p>
 </form>
 ${previewSection(view)}
@@ -183,7 +179,7 @@ ${shown.map(([name, rendered]) => html`<h3>${labels[name] ?? name}</h3><div clas
 
 function conflictSection(view: RecordFormView): Html {
   const { differences, names } = view.conflict!;
-  const noun = NOUNS[view.kind];
+  const { noun } = view;
   const shown = (name: string, values: readonly string[]) => {
     const members = formFields(view.schema).find((f) => f.name === name)?.shape.kind === 'member';
     const texts = members ? values.map((v) => names.get(memberIdOf(v) ?? -1) ?? v) : values;
@@ -205,7 +201,8 @@ ${
 }
 
 export interface DeleteView {
-  kind: RecordKind;
+  /** The record's kind in sentences: `project`. */
+  noun: string;
   /** What the record is called (a project's title; a meeting's event). */
   name: string;
   action: string;
@@ -217,7 +214,7 @@ export interface DeleteView {
 
 /** `/<kind>/<id>/delete/`: what will be deleted, and the button that does it. */
 export function deletePage(site: Site, view: DeleteView): Buffer {
-  const noun = NOUNS[view.kind];
+  const { noun } = view;
   const title = `Delete the ${noun} “${view.name}”?`;
   const main = html`<section class="account-form" aria-labelledby="delete-heading">
 <h1 id="delete-heading">${title}</h1>

@@ -7,6 +7,8 @@ import { formRoutes } from '../../routes/record-forms.js';
 import { HTML_TYPE } from '../../web/layout.js';
 import { eventListPage } from './web/list.js';
 import { eventDetail, meetingDetail } from './web/details.js';
+import { EVENT_FORMS, MEETING_FORMS } from './forms.js';
+import { recordNotices } from '../../web/notices.js';
 import { FORM_MEMBERS, takingPartRoutes } from '../users/index.js';
 import { eventsForCalendar } from './calendar-events.js';
 import { EVENTS, MEETINGS } from './collections.js';
@@ -69,12 +71,13 @@ export const eventsApp: AppDeclaration = {
     originalRecordAddress('original new meeting', '/events/add_meeting', (id) => `/meetings/new/?event=${id}`),
     originalRecordAddress('original meeting edit', '/events/edit_meeting', (id) => `/meetings/${id}/edit/`),
     // The forms before the pages: `/events/new/` is no event's page.
-    ...formRoutes('events', EVENTS, FORM_MEMBERS),
-    ...formRoutes('meetings', MEETINGS, FORM_MEMBERS),
+    ...formRoutes(EVENT_FORMS, FORM_MEMBERS),
+    ...formRoutes(MEETING_FORMS, FORM_MEMBERS),
     ...PAGES,
     ...takingPartRoutes('events'),
   ],
   panels: EVENTS_PANELS,
+  notices: { ...recordNotices(EVENT_FORMS), ...recordNotices(MEETING_FORMS) },
   nav: [
     { href: '/events/', label: 'Events', order: 20 },
     { href: '/events.ics', label: 'Calendar', order: 90, calendar: 'Events' },

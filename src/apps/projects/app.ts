@@ -6,6 +6,8 @@ import { formRoutes } from '../../routes/record-forms.js';
 import { HTML_TYPE } from '../../web/layout.js';
 import { projectListPage } from './web/list.js';
 import { projectDetail } from './web/detail.js';
+import { PROJECT_FORMS } from './forms.js';
+import { recordNotices } from '../../web/notices.js';
 import { FORM_MEMBERS, takingPartRoutes } from '../users/index.js';
 import { PROJECTS } from './collections.js';
 
@@ -26,7 +28,7 @@ export const projectsApp: AppDeclaration = {
     originalRecordAddress('original project join', '/projects/participe', (id) => `/projects/${id}/`),
     originalRecordAddress('original project leave', '/projects/noparticipe', (id) => `/projects/${id}/`),
     // The forms before the pages: `/projects/new/` is no project's page.
-    ...formRoutes('projects', PROJECTS, FORM_MEMBERS),
+    ...formRoutes(PROJECT_FORMS, FORM_MEMBERS),
     pageRoute('projects', '/projects/', pattern(/^\/projects\/$/), {
       reads: ['projects', 'users'],
       type: HTML_TYPE,
@@ -37,5 +39,6 @@ export const projectsApp: AppDeclaration = {
     ...takingPartRoutes('projects'),
   ],
   panels: PROJECTS_PANELS,
+  notices: recordNotices(PROJECT_FORMS),
   nav: [{ href: '/projects/', label: 'Projects', order: 10 }],
 };
