@@ -4,6 +4,7 @@ import { ApiError, invalidToken, throttled } from './errors.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RouteMatch } from './routes.js';
 import type { FailureThrottle } from './throttle.js';
+import type { MemberWrites } from './member-writes.js';
 
 /**
  * DRF's TokenAuthentication, with `Bearer` as a second scheme: no credentials (or another scheme)
@@ -91,28 +92,25 @@ export function presentedSecret(header: string | undefined): string | ApiError |
  * editing (and adding a meeting) may also be allowed by being the record's maintainer or
  * organizer, which the write itself checks once the record is known (handlers/write.ts).
  */
-export function mayWrite(caller: Caller, route: RouteMatch, method: string): boolean {
+export function mayWrite(caller: Caller, route: RouteMatch, method: string, writes: MemberWrites | undefined): boolean {
   if (caller.scope !== 'member') return caller.scope === 'admin' || (route.kind === 'list' && route.collection === 'space/openings' && method === 'POST');
-  const right = memberRightFor(route, method);
+  const right = memberRightFor(route, method, writes);
   if (right === null) return false;
-  return caller.rights.has(right) || mayBeAllowedByRecord(route, method);
+  return caller.rights.has(right) || mayBeAllowedByRecord(route, method, writes!);
 }
 
 /** Whether a member's write may be allowed by who they are for the record (maintainer, organizer), though they lack the right. */
-export function mayBeAllowedByRecord(route: RouteMatch, method: string): boolean {
+export function mayBeAllowedByRecord(route: RouteMatch, method: string, writes: MemberWrites): boolean {
   if (method === 'PUT' || method === 'PATCH') return route.kind === 'detail';
-  return method === 'POST' && route.kind === 'list' && route.collection === 'meetings';
+  return method === 'POST' && route.kind === 'list' && writes.addedByRecord === true;
 }
 
-/** The rights a member's writes need, per collection and method (members.md §3). */
-const MEMBER_RIGHTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  projects: { POST: 'projects.add_project', PUT: 'projects.change_project', PATCH: 'projects.change_project', DELETE: 'projects.delete_project' },
-  events: { POST: 'events.add_event', PUT: 'events.change_event', PATCH: 'events.change_event', DELETE: 'events.delete_event' },
-  meetings: { POST: 'events.add_meeting', PUT: 'events.change_meeting', PATCH: 'events.change_meeting', DELETE: 'events.delete_meeting' },
-};
+/** Which of a collection's rights a member's write needs, by method (members.md §3). */
+const RIGHT_OF_METHOD: Readonly<Record<string, keyof MemberWrites['rights']>> = { POST: 'add', PUT: 'change', PATCH: 'change', DELETE: 'delete' };
 
 /** The right a write through a member's token needs (`projects.add_project` for a POST on projects…); null where members never write (users, openings). */
-export function memberRightFor(route: RouteMatch, method: string): string | null {
-  if (route.collection === null || (route.kind === 'list') !== (method === 'POST')) return null;
-  return MEMBER_RIGHTS[route.collection]?.[method] ?? null;
+export function memberRightFor(route: RouteMatch, method: string, writes: MemberWrites | undefined): string | null {
+  if (writes === undefined || route.collection === null || (route.kind === 'list') !== (method === 'POST')) return null;
+  const right = RIGHT_OF_METHOD[method];
+  return right === undefined ? null : writes.rights[right];
 }

@@ -7,6 +7,14 @@ import type { Db } from '../db/connection.js';
  * no member.
  */
 export interface MemberWrites {
+  /**
+   * Its model's rights, as Django names them (`projects.add_project`): a member's token needs `add`
+   * to POST, `change` to PUT or PATCH and `delete` to DELETE, unless the record itself may allow
+   * it (`mayEdit`, `addedByRecord`), which the write checks once the record is known.
+   */
+  readonly rights: { readonly add: string; readonly change: string; readonly delete: string };
+  /** Whether a member without the add right may still add, as the new record's fields allow (a meeting, by its event's organizer). */
+  readonly addedByRecord?: boolean;
   /** May the member create a record with these fields (a meeting's `event`: its organizer may)? */
   mayCreate(db: Db, userId: number, input: unknown): Promise<boolean>;
   /** May the member edit this record (the right, or being its maintainer or organizer)? */

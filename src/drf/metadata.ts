@@ -61,9 +61,9 @@ const DOOR_FIELDS = new Set(['is_open']);
 export function actionsFor(route: RouteMatch, collection: Collection, token: Caller | null): Record<string, Record<string, object>> | undefined {
   if (token === null || route.collection === null) return undefined;
   const method = route.kind === 'list' ? 'POST' : 'PUT';
-  if (!mayWrite(token, route, method)) return undefined;
+  if (!mayWrite(token, route, method, collection.memberWrites)) return undefined;
   // A member's token: only where the owner holds the right itself (being a maintainer or an organizer is known only per record).
-  if (token.scope === 'member' && !token.rights.has(memberRightFor(route, method)!)) return undefined;
+  if (token.scope === 'member' && !token.rights.has(memberRightFor(route, method, collection.memberWrites)!)) return undefined;
   const { fields, record } = collection;
   const writableNames = token.scope === 'door' ? DOOR_FIELDS : new Set(Object.keys(fields.properties));
   const required = new Set(fields.required ?? []);

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Db } from '../db/connection.js';
 import { authenticate, type Caller, type MemberTokens } from './auth.js';
+import type { MemberWrites } from './member-writes.js';
 import { forbidden, methodNotAllowed, notAcceptable, notAuthenticated } from './errors.js';
 import { mayWrite } from './auth.js';
 import { checkEventStreamAccept, requestedFormat, type Format, type Media } from './negotiation.js';
@@ -43,6 +44,7 @@ export async function checkRequest(
   db: Db,
   throttle: FailureThrottle,
   memberTokens: MemberTokens,
+  memberWrites: MemberWrites | undefined,
 ): Promise<Resolved> {
   const { target } = request;
   const format = requestedFormat(route.suffix, target.query);
@@ -55,7 +57,7 @@ export async function checkRequest(
   const token = request.headers.authorization === undefined ? null : await authenticate(request, db, throttle, memberTokens);
   if (!SAFE_METHODS.has(request.method)) {
     if (token === null) throw notAuthenticated();
-    if (!mayWrite(token, route, request.method)) throw forbidden();
+    if (!mayWrite(token, route, request.method, memberWrites)) throw forbidden();
     if (!writeMethods.has(request.method)) throw methodNotAllowed(request.method);
   }
   return { route, rawPath: target.rawPath, query: target.query, format, media, token };

@@ -20,7 +20,7 @@ export type { ApiRoute };
  * The checks DRF makes before reading the body (drf/resolve.ts), after the route's headers are
  * set. A valid token on a read lets the fast path answer that token's next reads.
  */
-export async function checkApi(ex: ApiExchange, { headers, writeMethods }: ApiRoute): Promise<Resolved> {
+export async function checkApi(ex: ApiExchange, { headers, writeMethods, collection }: ApiRoute): Promise<Resolved> {
   const { request, reply, facts, services } = ex;
   reply.headers(headers);
   const resolved = await checkRequest(
@@ -30,6 +30,7 @@ export async function checkApi(ex: ApiExchange, { headers, writeMethods }: ApiRo
     services.database.db,
     services.throttle,
     services.memberTokens,
+    collection?.memberWrites,
   );
   if (resolved.token !== null) services.fast.authenticated(facts, resolved.token);
   return resolved;

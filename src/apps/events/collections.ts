@@ -6,32 +6,38 @@ import type { Db } from '../../db/connection.js';
 import type { MemberWrites } from '../../drf/member-writes.js';
 import { hasRight, mayAddMeeting, mayEditEvent, mayEditMeeting } from '../users/index.js';
 
+const EVENT_RIGHTS = { add: 'events.add_event', change: 'events.change_event', delete: 'events.delete_event' } as const;
+const MEETING_RIGHTS = { add: 'events.add_meeting', change: 'events.change_meeting', delete: 'events.delete_meeting' } as const;
+
 /** Members write events with the model's rights; an organizer also edits their own (members.md §3). */
 const EVENT_WRITES: MemberWrites = {
-  mayCreate: (db, userId) => hasRight(db, userId, 'events.add_event'),
+  rights: EVENT_RIGHTS,
+  mayCreate: (db, userId) => hasRight(db, userId, EVENT_RIGHTS.add),
   mayEdit: mayEditEvent,
-  mayDelete: (db, userId) => hasRight(db, userId, 'events.delete_event'),
-  owner: { field: 'organizer', mayChoose: (db, userId) => hasRight(db, userId, 'events.change_event') },
+  mayDelete: (db, userId) => hasRight(db, userId, EVENT_RIGHTS.delete),
+  owner: { field: 'organizer', mayChoose: (db, userId) => hasRight(db, userId, EVENT_RIGHTS.change) },
 };
 
 /** Members write meetings with the model's rights; an event's organizer also adds and edits its meeting (members.md §3). */
 const MEETING_WRITES: MemberWrites = {
+  rights: MEETING_RIGHTS,
+  addedByRecord: true,
   // An unknown event is the fields' 400, not a 403.
   mayCreate: async (db, userId, input) => {
-    if (await hasRight(db, userId, 'events.add_meeting')) return true;
+    if (await hasRight(db, userId, MEETING_RIGHTS.add)) return true;
     const eventId = (input as { event?: number }).event;
     return eventId !== undefined && (!(await eventExists(db, eventId)) || (await mayAddMeeting(db, userId, eventId)));
   },
   mayEdit: mayEditMeeting,
   // An organizer without `change_meeting` may not move a meeting to an event they do not organize.
   mayEditTo: async (db, userId, id, input) => {
-    if (await hasRight(db, userId, 'events.change_meeting')) return true;
+    if (await hasRight(db, userId, MEETING_RIGHTS.change)) return true;
     const eventId = (input as { event?: number }).event;
     if (eventId === undefined) return true;
     const meeting = await db.selectFrom('meetings').select('event_id').where('id', '=', id).executeTakeFirstOrThrow();
     return eventId === meeting.event_id || !(await eventExists(db, eventId)) || (await mayAddMeeting(db, userId, eventId));
   },
-  mayDelete: (db, userId) => hasRight(db, userId, 'events.delete_meeting'),
+  mayDelete: (db, userId) => hasRight(db, userId, MEETING_RIGHTS.delete),
 };
 
 async function eventExists(db: Db, id: number): Promise<boolean> {

@@ -3,12 +3,15 @@ import type { MemberWrites } from '../../drf/member-writes.js';
 import { hasRight, mayEditProject } from '../users/index.js';
 import * as projects from './projects.js';
 
+const PROJECT_RIGHTS = { add: 'projects.add_project', change: 'projects.change_project', delete: 'projects.delete_project' } as const;
+
 /** Members write projects with the model's rights; a maintainer also edits their own (members.md §3). */
 const PROJECT_WRITES: MemberWrites = {
-  mayCreate: (db, userId) => hasRight(db, userId, 'projects.add_project'),
+  rights: PROJECT_RIGHTS,
+  mayCreate: (db, userId) => hasRight(db, userId, PROJECT_RIGHTS.add),
   mayEdit: mayEditProject,
-  mayDelete: (db, userId) => hasRight(db, userId, 'projects.delete_project'),
-  owner: { field: 'maintainer', mayChoose: (db, userId) => hasRight(db, userId, 'projects.change_project') },
+  mayDelete: (db, userId) => hasRight(db, userId, PROJECT_RIGHTS.delete),
+  owner: { field: 'maintainer', mayChoose: (db, userId) => hasRight(db, userId, PROJECT_RIGHTS.change) },
 };
 
 /** `/api/projects/`. */
