@@ -1,5 +1,4 @@
 import type { FastifyReply } from 'fastify';
-import type { Db } from '../db/connection.js';
 import type { Collection } from '../drf/collections.js';
 import { ApiError } from '../drf/errors.js';
 import { lastValue } from '../drf/query.js';
@@ -24,11 +23,10 @@ import type { TimeFormatter } from '../time.js';
 import { messagePage } from '../web/message-page.js';
 import { differences, formFields, memberIdOf, recordValues, typedValues, type FormValues } from '../web/form-values.js';
 import type { Html } from '../web/html.js';
-import { deletePage, recordFormPage, type MemberChoice, type MemberPicker, type RecordFormView } from '../web/record-forms.js';
+import { deletePage, recordFormPage, type MemberPicker, type RecordFormView } from '../web/record-forms.js';
 import { seeOther, sendPage } from '../http/reply.js';
-import type { Exchange as RequestExchange, Route, RoutePath } from '../http/route.js';
-import type { Form, FormLists } from '../request/form.js';
-import type { Site } from '../web/layout.js';
+import type { FormExchange, FormMembers } from './form-members.js';
+import type { RecordFormKind, RecordParent } from './record-form-kinds.js';
 import { setNotice } from './notice.js';
 
 /**
@@ -37,78 +35,6 @@ import { setNotice } from './notice.js';
  * transaction and audit as the API); this module reads the form, asks, and answers with a page:
  * 422 with the messages, 409 with the differences, 303 to the record's page with a notice.
  */
-
-/** What a form's handler is given, as the members' app's page for members only hands it (the request checked, its form read). */
-export interface FormExchange<P = unknown> {
-  readonly ex: RequestExchange<P>;
-  /** The member who sends it: never null, the page being for members only. */
-  readonly viewer: { readonly member: { readonly id: number; readonly username: string } } | null;
-  /** The site with this request's navigation. */
-  readonly site: Site;
-  /** The CSRF token of the page's forms. */
-  readonly csrf: string;
-  /** The fields of a POST (Origin, UTF-8 and CSRF token checked); empty for a GET. */
-  readonly form: Form;
-  /** The same fields with every value of each. */
-  readonly lists: FormLists;
-  readonly nowUs: number;
-}
-
-/** A form's page, GET and POST, for members only. */
-export interface FormPage<P> {
-  name: string;
-  template: string;
-  match: (path: RoutePath) => P | null;
-  methods: readonly ('GET' | 'POST')[];
-  handle: (m: FormExchange<P>) => Promise<FastifyReply>;
-}
-
-/** What the forms take of the app that keeps the members (apps/users/handlers/form-members.ts). */
-export interface FormMembers {
-  /** A page for members only: a visitor sent to log in, the Origin, form and CSRF token checked before `handle`. */
-  page<P>(declaration: FormPage<P>): Route;
-  /** Active members whose username contains `query`, a few at a time, and whether there are more. */
-  find(db: Db, query: string): Promise<{ matches: MemberChoice[]; more: boolean }>;
-  /** The members among `ids` (those that exist), in the order given. */
-  byId(db: Db, ids: readonly number[]): Promise<MemberChoice[]>;
-}
-
-/** A kind of record that members add, edit and delete with forms (members.md §4), as its app declares it (`apps/projects/forms.ts`…). */
-export interface RecordFormKind {
-  /** The first segment of its pages' paths: `/projects/new/`, `/projects/7/edit/`, `/projects/7/`. */
-  readonly kind: string;
-  /** Its name in sentences: `project`. */
-  readonly noun: string;
-  /** Its name with its article: `an event`. */
-  readonly aNoun: string;
-  /** Its API collection: the forms write through it, as the API does. */
-  readonly collection: Collection;
-  /** What a record is called on its pages (a project's title); undefined when there is no such record. */
-  nameOf(db: Db, id: number): Promise<string | undefined>;
-  /** The values of an empty form for the member of this API path: the schema's first choices, the member in their own lists. */
-  blank(me: string): FormValues;
-  /** The record each of its records belongs to (a meeting's event), when there is one. */
-  readonly parent?: RecordParent;
-}
-
-/**
- * The record a record belongs to (a meeting's event): named by the new record's page
- * (`/meetings/new/?event=7`), shown on its forms as fixed, never changed by them; one record of
- * the kind at most belongs to each.
- */
-export interface RecordParent {
-  /** The field that names it, and the new form's query parameter: `event`. */
-  readonly field: string;
-  /** The first segment of its pages' and API paths: `events`. */
-  readonly kind: string;
-  readonly noun: string;
-  /** Its title; undefined when there is no such record. */
-  titleOf(db: Db, id: number): Promise<string | undefined>;
-  /** The one that a record of the kind belongs to; null when there is no such record. */
-  ofRecord(db: Db, id: number): Promise<number | null>;
-  /** The record of the kind that already belongs to it, if any. */
-  existing(db: Db, parentId: number): Promise<number | undefined>;
-}
 
 /** What a form route knows besides the request: the kind of record, and the members to choose among. */
 export interface RecordForms extends RecordFormKind {

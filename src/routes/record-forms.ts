@@ -1,4 +1,6 @@
-import { showDelete, showEdit, showNew, submitDelete, submitEdit, submitNew, type FormMembers, type RecordFormKind, type RecordForms } from '../handlers/record-forms.js';
+import type { FormMembers } from '../handlers/form-members.js';
+import type { RecordFormKind } from '../handlers/record-form-kinds.js';
+import { showDelete, showEdit, showNew, submitDelete, submitEdit, submitNew, type RecordForms } from '../handlers/record-forms.js';
 import { fixedPaths, type Route, type RoutePath } from '../http/route.js';
 
 /**

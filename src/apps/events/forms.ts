@@ -1,5 +1,5 @@
 import type { Db } from '../../db/connection.js';
-import type { RecordFormKind } from '../../handlers/record-forms.js';
+import type { RecordFormKind } from '../../handlers/record-form-kinds.js';
 import { EVENTS, MEETINGS } from './collections.js';
 
 /** The events' forms (members.md §4): `/events/new/`, `/events/<id>/edit/` and `/events/<id>/delete/`. */

@@ -1,4 +1,4 @@
-import type { RecordFormKind } from '../../handlers/record-forms.js';
+import type { RecordFormKind } from '../../handlers/record-form-kinds.js';
 import { PROJECTS } from './collections.js';
 
 /** The projects' forms (members.md §4): `/projects/new/`, `/projects/<id>/edit/` and `/projects/<id>/delete/`. */

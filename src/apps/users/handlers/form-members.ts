@@ -1,4 +1,4 @@
-import type { FormMembers } from '../../../handlers/record-forms.js';
+import type { FormMembers } from '../../../handlers/form-members.js';
 import { findMembers, membersById } from '../member-choice.js';
 import { memberPage } from './member-pages.js';
 

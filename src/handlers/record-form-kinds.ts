@@ -1,0 +1,40 @@
+import type { Db } from '../db/connection.js';
+import type { Collection } from '../drf/collections.js';
+import type { FormValues } from '../web/form-values.js';
+
+/** A kind of record that members add, edit and delete with forms (members.md §4), as its app declares it (`apps/projects/forms.ts`…). */
+export interface RecordFormKind {
+  /** The first segment of its pages' paths: `/projects/new/`, `/projects/7/edit/`, `/projects/7/`. */
+  readonly kind: string;
+  /** Its name in sentences: `project`. */
+  readonly noun: string;
+  /** Its name with its article: `an event`. */
+  readonly aNoun: string;
+  /** Its API collection: the forms write through it, as the API does. */
+  readonly collection: Collection;
+  /** What a record is called on its pages (a project's title); undefined when there is no such record. */
+  nameOf(db: Db, id: number): Promise<string | undefined>;
+  /** The values of an empty form for the member of this API path: the schema's first choices, the member in their own lists. */
+  blank(me: string): FormValues;
+  /** The record each of its records belongs to (a meeting's event), when there is one. */
+  readonly parent?: RecordParent;
+}
+
+/**
+ * The record a record belongs to (a meeting's event): named by the new record's page
+ * (`/meetings/new/?event=7`), shown on its forms as fixed, never changed by them; one record of
+ * the kind at most belongs to each.
+ */
+export interface RecordParent {
+  /** The field that names it, and the new form's query parameter: `event`. */
+  readonly field: string;
+  /** The first segment of its pages' and API paths: `events`. */
+  readonly kind: string;
+  readonly noun: string;
+  /** Its title; undefined when there is no such record. */
+  titleOf(db: Db, id: number): Promise<string | undefined>;
+  /** The one that a record of the kind belongs to; null when there is no such record. */
+  ofRecord(db: Db, id: number): Promise<number | null>;
+  /** The record of the kind that already belongs to it, if any. */
+  existing(db: Db, parentId: number): Promise<number | undefined>;
+}
