@@ -11,8 +11,7 @@ import { sql } from 'kysely';
 import { COLLECTION_PATHS as CLIENT_PATHS } from '../client/src/index.js';
 import type { Db } from '../src/db/connection.js';
 import { COUNTED_TABLES, TABLES, VERSIONED_TABLES, type TableDeclaration } from '../src/db/tables.js';
-import { INSTALLED_COLLECTIONS as COLLECTIONS } from '../src/installed-apps.js';
-import { MODEL_SPECS } from '../src/interchange/models.js';
+import { INSTALLED_COLLECTIONS as COLLECTIONS, MODEL_SPECS } from '../src/installed-apps.js';
 import { freshDatabase, TEST_ENGINE, type FreshDatabase } from './support/server.js';
 
 type Declared = TableDeclaration<Record<string, unknown>> & { foreignKeys?: readonly { column: string; references: string; onDelete: string }[] };

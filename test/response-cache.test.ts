@@ -12,7 +12,7 @@ import { SharedBuilds } from '../src/cache/shared-builds.js';
 import { configFrom } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
 import { FreshRead, snapshotOf, versionsOf, VERSIONED_TABLES, type VersionedTable } from '../src/db/table-versions.js';
-import { importRecords } from '../src/interchange/import.js';
+import { importRecords } from '../src/installed-apps.js';
 import { createToken } from '../src/resources/tokens.js';
 import { varyTokens } from './support/contract.js';
 import { request, untilDataSettled, type HttpResponse } from './support/http.js';

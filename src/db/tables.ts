@@ -52,7 +52,7 @@ export const TABLES = {
   },
 } as const satisfies { readonly [T in keyof Database]: TableDeclaration<Database[T]> };
 
-type Tables = typeof TABLES;
+export type Tables = typeof TABLES;
 export type TableName = keyof Tables;
 
 /** The tables whose declaration has `Shape`. */
@@ -80,18 +80,26 @@ export type ReferenceTo<Target extends TableName, OnDelete extends ForeignKey<un
 export type ModelName = Tables[ModelTable]['model'];
 
 type AnyTable = TableDeclaration<Record<string, unknown>>;
-const declared = Object.entries(TABLES) as [TableName, AnyTable][];
-const namesWith = (has: (table: AnyTable) => boolean) => declared.filter(([, table]) => has(table)).map(([name]) => name);
+const entriesOf = (tables: Tables) => Object.entries(tables) as [TableName, AnyTable][];
+const namesWith = (tables: Tables, has: (table: AnyTable) => boolean) =>
+  entriesOf(tables)
+    .filter(([, table]) => has(table))
+    .map(([name]) => name);
 
-export const TABLE_NAMES: readonly TableName[] = declared.map(([name]) => name);
-export const COUNTED_TABLES = namesWith((t) => t.counted === true) as readonly CountedTable[];
-export const VERSIONED_TABLES = namesWith((t) => t.versioned === true) as readonly VersionedTable[];
+/** The tables counted in collection_counts, in their order. */
+export function countedTablesOf(tables: Tables): readonly CountedTable[] {
+  return namesWith(tables, (t) => t.counted === true) as CountedTable[];
+}
 
-/** The original's models, in Django's dependency order (the order `dumpdata` writes them), each with its table. */
-export const MODEL_TABLES = declared.flatMap(([name, table]) => (table.model === undefined ? [] : [{ model: table.model, table: name }])) as readonly {
-  model: ModelName;
-  table: ModelTable;
-}[];
+/** The tables whose versions table_versions keeps, in their order. */
+export function versionedTablesOf(tables: Tables): readonly VersionedTable[] {
+  return namesWith(tables, (t) => t.versioned === true) as VersionedTable[];
+}
+
+/** The original's models, in the tables' order (Django's dependency order: the order `dumpdata` writes them), each with its table. */
+export function modelTablesOf(tables: Tables): readonly { model: ModelName; table: ModelTable }[] {
+  return entriesOf(tables).flatMap(([name, table]) => (table.model === undefined ? [] : [{ model: table.model as ModelName, table: name as ModelTable }]));
+}
 
 /** A foreign key of some table to another, with the table that holds it. */
 export interface Reference {
@@ -102,7 +110,15 @@ export interface Reference {
 }
 
 /** Every foreign key, in the tables' order. */
-export const REFERENCES: readonly Reference[] = declared.flatMap(([name, table]) => (table.foreignKeys ?? []).map((key) => ({ table: name, ...key })));
+export function referencesOf(tables: Tables): readonly Reference[] {
+  return entriesOf(tables).flatMap(([name, table]) => (table.foreignKeys ?? []).map((key) => ({ table: name, ...key })));
+}
+
+export const TABLE_NAMES: readonly TableName[] = entriesOf(TABLES).map(([name]) => name);
+export const COUNTED_TABLES = countedTablesOf(TABLES);
+export const VERSIONED_TABLES = versionedTablesOf(TABLES);
+export const MODEL_TABLES = modelTablesOf(TABLES);
+export const REFERENCES = referencesOf(TABLES);
 
 /** The foreign keys that refer to a table. */
 export function referencesTo(table: TableName): Reference[] {

@@ -10,6 +10,7 @@ import { takingPartRoutes } from '../users/index.js';
 import { eventsForCalendar } from './calendar-events.js';
 import { EVENTS, MEETINGS } from './collections.js';
 import { calendarFeed, calendarSinceUs } from './web/calendar.js';
+import { EVENTS_MODELS } from './interchange.js';
 
 /**
  * The events and their meetings (members.md §4): `/api/events/`, `/api/meetings/`, the lists,
@@ -57,6 +58,7 @@ export const eventsApp: AppDeclaration = {
   name: 'events',
   needs: ['users'],
   migrations: {},
+  models: EVENTS_MODELS,
   optional: true,
   collections: [EVENTS, MEETINGS],
   routes: [

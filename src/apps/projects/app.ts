@@ -7,6 +7,7 @@ import { HTML_TYPE } from '../../web/layout.js';
 import { projectListPage } from './web/list.js';
 import { takingPartRoutes } from '../users/index.js';
 import { PROJECTS } from './collections.js';
+import { PROJECTS_MODELS } from './interchange.js';
 
 /**
  * The projects (members.md §4): what members build, its maintainer and participants,
@@ -16,6 +17,7 @@ export const projectsApp: AppDeclaration = {
   name: 'projects',
   needs: ['users'],
   migrations: {},
+  models: PROJECTS_MODELS,
   optional: true,
   collections: [PROJECTS],
   routes: [

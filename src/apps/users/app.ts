@@ -9,6 +9,8 @@ import { USERS_NOTICES } from './notices.js';
 import { ACCOUNT_ROUTES } from './routes/accounts.js';
 import { ADMIN_ROUTES } from './routes/admin.js';
 import { originalMemberAddress } from './routes/original-member.js';
+import { USERS_MODELS } from './interchange/models.js';
+import { AUTH_MODELS } from './interchange/auth-models.js';
 
 /**
  * The members (members.md): accounts, sessions, rights, passkeys, single sign-on, tokens, the
@@ -31,6 +33,8 @@ export const usersApp: AppDeclaration = {
   needs: [],
   optional: false,
   migrations: USERS_MIGRATIONS,
+  models: USERS_MODELS,
+  keptModels: AUTH_MODELS,
   collections: [USERS],
   // The original's `/accounts/<username>` last: any page of ours under `/accounts/` wins.
   routes: [...NAMED_ROUTES, originalMemberAddress(ACCOUNT_PAGE_NAMES)],
