@@ -5,7 +5,7 @@ import { usersApp } from './apps/users/app.js';
 import type { Kysely } from 'kysely';
 import { migrateToLatest, migrationsInOrder } from './db/migrations.js';
 import type { Db } from './db/connection.js';
-import { TABLES } from './db/tables.js';
+import { countedTablesOf, installedTables, versionedTablesOf } from './db/tables.js';
 import { checkedInstalled, collectionsOf, modelsOf, type AppDeclaration } from './http/app-declaration.js';
 import { EVENT_STATUSES } from './apps/events/events.js';
 import { PROJECT_STATUSES } from './apps/projects/projects.js';
@@ -33,6 +33,13 @@ export const INSTALLED_MIGRATIONS = migrationsInOrder(INSTALLED_APPS);
 export function migrate(db: Kysely<any>): Promise<string[]> {
   return migrateToLatest(db, INSTALLED_MIGRATIONS);
 }
+
+/** Every table: the installed apps' (in the installed order), then the machinery's; Django's dependency order. */
+export const TABLES = installedTables(INSTALLED_APPS.map((app) => app.tables));
+/** The tables whose rows collection_counts counts. */
+export const COUNTED_TABLES = countedTablesOf(TABLES);
+/** The tables whose versions table_versions keeps (responses are built from them). */
+export const VERSIONED_TABLES = versionedTablesOf(TABLES);
 
 /** The original's models the installed apps import and export, in Django's dependency order (the tables' order). */
 export const INSTALLED_MODELS = installedModels(

@@ -1,6 +1,7 @@
 import type { Command } from '../command.js';
 import { ConfigError } from '../config.js';
 import type { MigrationSet } from '../db/migrations.js';
+import type { TableDeclarations } from '../db/tables.js';
 import type { Collection } from '../drf/collections.js';
 import type { KeptModels, ModelDeclaration } from '../interchange/models.js';
 import type { AssetSource } from '../web/assets.js';
@@ -24,6 +25,8 @@ export interface AppDeclaration {
   readonly optional: boolean;
   /** Its frozen migrations, by the name a database records each under; they run whether the app is on or off (its tables stay). */
   readonly migrations: MigrationSet;
+  /** Its tables (its tables.ts), in Django's dependency order, join tables after their owner. */
+  readonly tables: TableDeclarations;
   /** The original's models it imports and exports, by name (`app.model`), each stored in one of its tables. */
   readonly models?: Readonly<Record<string, ModelDeclaration>>;
   /** Those of its models that an import keeps to write at its end. */

@@ -2,9 +2,10 @@ import { collection } from '../../drf/collections.js';
 import { lastValue } from '../../drf/query.js';
 import * as events from './events.js';
 import * as meetings from './meetings.js';
+import { EVENTS_TABLES } from './tables.js';
 
 /** `/api/events/`, first in the API root. */
-export const EVENTS = collection({
+export const EVENTS = collection(EVENTS_TABLES, {
   viewName: 'Event',
   rootOrder: 1,
   table: 'events',
@@ -22,7 +23,7 @@ export const EVENTS = collection({
 });
 
 /** `/api/meetings/`. */
-export const MEETINGS = collection({
+export const MEETINGS = collection(EVENTS_TABLES, {
   viewName: 'Meeting',
   rootOrder: 2,
   table: 'meetings',

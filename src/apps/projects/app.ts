@@ -8,6 +8,7 @@ import { projectListPage } from './web/list.js';
 import { takingPartRoutes } from '../users/index.js';
 import { PROJECTS } from './collections.js';
 import { PROJECTS_MODELS } from './interchange.js';
+import { PROJECTS_TABLES } from './tables.js';
 
 /**
  * The projects (members.md §4): what members build, its maintainer and participants,
@@ -17,6 +18,7 @@ export const projectsApp: AppDeclaration = {
   name: 'projects',
   needs: ['users'],
   migrations: {},
+  tables: PROJECTS_TABLES,
   models: PROJECTS_MODELS,
   optional: true,
   collections: [PROJECTS],

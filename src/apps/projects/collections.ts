@@ -1,8 +1,9 @@
 import { collection } from '../../drf/collections.js';
 import * as projects from './projects.js';
+import { PROJECTS_TABLES } from './tables.js';
 
 /** `/api/projects/`. */
-export const PROJECTS = collection({
+export const PROJECTS = collection(PROJECTS_TABLES, {
   viewName: 'Project',
   rootOrder: 4,
   table: 'projects',

@@ -3,6 +3,7 @@ import { SPACE_PANELS } from './web/panels.js';
 import { OPENINGS } from './collections.js';
 import { SPACE_ROUTES } from './routes.js';
 import { SPACE_MODELS } from './interchange.js';
+import { SPACE_TABLES } from './tables.js';
 
 /**
  * The space (web.md, api-contract.md): its openings and status, the door, the live state,
@@ -13,6 +14,7 @@ export const spaceApp: AppDeclaration = {
   // The SpaceAPI document names the key holders who show their names.
   needs: ['users'],
   migrations: {},
+  tables: SPACE_TABLES,
   models: SPACE_MODELS,
   optional: false,
   collections: [OPENINGS],

@@ -11,6 +11,7 @@ import { ADMIN_ROUTES } from './routes/admin.js';
 import { originalMemberAddress } from './routes/original-member.js';
 import { USERS_MODELS } from './interchange/models.js';
 import { AUTH_MODELS } from './interchange/auth-models.js';
+import { USERS_TABLES } from './tables.js';
 
 /**
  * The members (members.md): accounts, sessions, rights, passkeys, single sign-on, tokens, the
@@ -33,6 +34,7 @@ export const usersApp: AppDeclaration = {
   needs: [],
   optional: false,
   migrations: USERS_MIGRATIONS,
+  tables: USERS_TABLES,
   models: USERS_MODELS,
   keptModels: AUTH_MODELS,
   collections: [USERS],
