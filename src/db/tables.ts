@@ -58,7 +58,7 @@ export type TableDeclarations = Readonly<Record<string, TableDeclaration<Record<
 /** The tables whose declaration has `Shape`. */
 type TablesWith<Shape> = { [T in TableName]: Tables[T] extends Shape ? T : never }[TableName];
 
-/** The compiler names a column of schema.ts that TABLES does not list (`columns` checks the other way). */
+/** The compiler names a column of schema.ts that no declaration lists (`columns` checks the other way). */
 type UndeclaredColumns = { [T in TableName]: Exclude<keyof Database[T], Tables[T]['columns'][number]> }[TableName];
 export type EveryColumnDeclared = AssertNone<UndeclaredColumns>;
 /** The compiler names a table of schema.ts that no tables.ts declares. */
