@@ -31,8 +31,8 @@ export interface ImportOptions {
 const PROGRESS_EVERY = 4096;
 
 /**
- * Upserts dumpdata records by pk. The CALLER owns the transaction: call as
- * `writeTransaction(db, trx => importRecords(trx, records))` (db/write-transaction.ts: it also
+ * Upserts dumpdata records of the installed models (the composition's) by pk. The CALLER owns the transaction: call as
+ * `writeTransaction(db, trx => importRecords(trx, models, records))` (db/write-transaction.ts: it also
  * keeps API writes from interleaving), so that an ImportError (which
  * names the model and pk) leaves the database as it was. References are checked after the last
  * record, so records may come in any order and may refer to rows already in the database.
