@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { ApiError, createClient, readEvents, type Client, type SpaceStatus } from '../client/src/index.js';
-import { importRecords } from '../src/interchange/import.js';
+import { importRecords } from '../src/installed-apps.js';
 import { createToken } from '../src/resources/tokens.js';
 import { freePort, startService, waitUntilServing, type Service } from './support/processes.js';
 import { freshDatabase, sampleRecords, startServer, TEST_ENGINE, type FreshDatabase, type TestServer } from './support/server.js';

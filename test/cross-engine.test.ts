@@ -7,9 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
 import { openDatabase, type DatabaseHandle, type Db } from '../src/db/connection.js';
-import { migrate as migrateToLatest } from '../src/installed-apps.js';
-import { importRecords } from '../src/interchange/import.js';
-import { demoRecords } from '../src/demo/generate.js';
+import { demoRecords, importRecords, migrate as migrateToLatest } from '../src/installed-apps.js';
 import { freshDatabase, sampleRecords, TEST_ENGINE, type FreshDatabase } from './support/server.js';
 import { exportText } from './support/interchange.js';
 

@@ -18,7 +18,7 @@ import { configFrom } from '../src/config.js';
 import { isDatabaseUnavailable, openDatabase, type DatabaseHandle } from '../src/db/connection.js';
 import { LEASE_MS } from '../src/db/read-lease.js';
 import pg from 'pg';
-import { importRecords } from '../src/interchange/import.js';
+import { importRecords } from '../src/installed-apps.js';
 import { assertSecurityHeaders } from './support/contract.js';
 import { request, type HttpRequestOptions, type HttpResponse, assertJson } from './support/http.js';
 import { freshDatabase, postgresOnly, sampleRecords, startServer, type FreshDatabase, type TestServer } from './support/server.js';

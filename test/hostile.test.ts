@@ -4,9 +4,10 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { request } from './support/http.js';
-import { ImportError, importRecords, readFixture } from '../src/interchange/import.js';
+import { ImportError, readFixture } from '../src/interchange/import.js';
 import { freshDatabase, SAMPLE_FIXTURE, sampleRecords, startServer, type TestServer } from './support/server.js';
 import { exportText } from './support/interchange.js';
+import { importRecords } from '../src/installed-apps.js';
 
 /** A small deterministic PRNG, so that a failure can be replayed. */
 function prng(seed: number) {

@@ -7,13 +7,14 @@ import { after, before, describe, test } from 'node:test';
 import type { Db } from '../src/db/connection.js';
 import { pythonJson } from '../src/interchange/fixture-writer.js';
 import { FixtureTimeFormatter, parseCanonicalUtc } from '../src/interchange/fixture-time.js';
-import { ImportError, importRecords, readFixture, type ImportReport } from '../src/interchange/import.js';
+import { ImportError, readFixture, type ImportReport } from '../src/interchange/import.js';
 import { JsonArraySplitter } from '../src/interchange/json-array-splitter.js';
 import { parseRun } from '../src/interchange/fixture-reader.js';
 import { formatIsoUtc, parseIsoMicros } from '../src/time.js';
 import { getJson } from './support/http.js';
 import { freshDatabase, SAMPLE_FIXTURE, sampleRecords, startServer } from './support/server.js';
 import { exportText } from './support/interchange.js';
+import { importRecords } from '../src/installed-apps.js';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '..');
 const CLI = path.join(REPO_ROOT, 'bin/hackerspace-api.js');

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { importRecords } from '../src/interchange/import.js';
+import { importRecords } from '../src/installed-apps.js';
 import { axe, describeViolations, launchBrowser, watchedPage, type WatchedPage } from './support/browser.js';
 import { event, meeting, project } from './support/contract.js';
 import { addMember, TEST_ITERATIONS } from './support/members.js';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { importRecords } from '../src/interchange/import.js';
+import { importRecords } from '../src/installed-apps.js';
 import { event, meeting, project } from './support/contract.js';
 import { request } from './support/http.js';
 import { addMember, logIn, TEST_ITERATIONS, type Browser } from './support/members.js';

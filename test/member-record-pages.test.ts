@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { importRecords } from '../src/interchange/import.js';
+import { importRecords } from '../src/installed-apps.js';
 import { createGroup, grantRights, setGroupRights, setMemberGroups } from '../src/apps/users/rights.js';
 import { event, meeting, project } from './support/contract.js';
 import { request, type HttpResponse } from './support/http.js';

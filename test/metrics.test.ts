@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { connect } from 'mqtt';
 import { ConfigError, configFrom } from '../src/config.js';
-import { importRecords } from '../src/interchange/import.js';
+import { importRecords } from '../src/installed-apps.js';
 import { createToken } from '../src/resources/tokens.js';
 import { request } from './support/http.js';
 import { freePort, killAll, startService, waitUntilServing, type LogLine, type Service } from './support/processes.js';

@@ -19,7 +19,7 @@ import type { FastifyInstance } from 'fastify';
 import { connectAsync, type MqttClient } from 'mqtt';
 import { buildApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
-import { importRecords } from '../src/interchange/import.js';
+import { importRecords } from '../src/installed-apps.js';
 import { listAudit } from '../src/resources/audit.js';
 import { countOpenings, currentSpaceState } from '../src/apps/space/openings.js';
 import { createToken } from '../src/resources/tokens.js';

@@ -9,7 +9,7 @@ import { configFrom } from '../src/config.js';
 import { openDatabase, type DatabaseHandle } from '../src/db/connection.js';
 import { LEASE_MS, LEASE_WAIT_MS, ReadLease } from '../src/db/read-lease.js';
 import { writeTransaction } from '../src/db/write-transaction.js';
-import { importRecords } from '../src/interchange/import.js';
+import { importRecords } from '../src/installed-apps.js';
 import { freshDatabase, postgresOnly, type FreshDatabase } from './support/server.js';
 import { until, within } from './support/wait.js';
 

@@ -10,9 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { COLLECTION_PATHS as CLIENT_PATHS } from '../client/src/index.js';
 import type { Db } from '../src/db/connection.js';
-import { COUNTED_TABLES, TABLES, VERSIONED_TABLES, type TableDeclaration } from '../src/db/tables.js';
-import { INSTALLED_COLLECTIONS as COLLECTIONS } from '../src/installed-apps.js';
-import { MODEL_SPECS } from '../src/interchange/models.js';
+import type { TableDeclaration } from '../src/db/tables.js';
+import { COUNTED_TABLES, INSTALLED_COLLECTIONS as COLLECTIONS, MODEL_SPECS, TABLES, VERSIONED_TABLES } from '../src/installed-apps.js';
 import { freshDatabase, TEST_ENGINE, type FreshDatabase } from './support/server.js';
 
 type Declared = TableDeclaration<Record<string, unknown>> & { foreignKeys?: readonly { column: string; references: string; onDelete: string }[] };

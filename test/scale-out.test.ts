@@ -2,12 +2,11 @@
 // and waiting for a database that is not there yet. Runs on both engines (TEST_ENGINE).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { INSTALLED_COLLECTIONS } from '../src/installed-apps.js';
+import { importRecords, INSTALLED_COLLECTIONS } from '../src/installed-apps.js';
 
 const COLLECTIONS = INSTALLED_COLLECTIONS.map((collection) => collection.path);
 import { configFrom } from '../src/config.js';
 import { openDatabase } from '../src/db/connection.js';
-import { importRecords } from '../src/interchange/import.js';
 import { request } from './support/http.js';
 import { freePort, isAlive, killAll, startService, waitUntilServing, type Service } from './support/processes.js';
 import { TcpProxy } from './support/tcp-proxy.js';

@@ -4,10 +4,11 @@ import { buildApp } from '../src/app.js';
 import { configFrom } from '../src/config.js';
 import { describeUrl } from '../src/db/postgres-url.js';
 import { createToken } from '../src/resources/tokens.js';
-import { ImportError, importRecords } from '../src/interchange/import.js';
+import { ImportError } from '../src/interchange/import.js';
 import { request } from './support/http.js';
 import { addMember, logIn, sessionOf } from './support/members.js';
 import { freshDatabase, sampleRecords, startServer } from './support/server.js';
+import { importRecords } from '../src/installed-apps.js';
 
 /**
  * The private fields the import keeps (issue 18), each holding a marker that must never be seen.

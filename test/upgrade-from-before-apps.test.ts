@@ -13,8 +13,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { PassThrough } from 'node:stream';
-import { exportFixture } from '../src/interchange/export.js';
-import { INSTALLED_MIGRATIONS, migrate } from '../src/installed-apps.js';
+import { exportFixture, INSTALLED_MIGRATIONS, migrate } from '../src/installed-apps.js';
 import { freshDatabase, SAMPLE_FIXTURE, TEST_ENGINE, type FreshDatabase } from './support/server.js';
 
 /** The last commit before `src/apps/`: its migrations are 0001 to 0012, all in src/db/migrations.ts. */

@@ -13,7 +13,7 @@ import { after, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { ConfigError, configFrom } from '../src/config.js';
-import { importRecords } from '../src/interchange/import.js';
+import { importRecords } from '../src/installed-apps.js';
 import { countPendingDeliveries } from '../src/live/webhook-outbox.js';
 import { currentSpaceState } from '../src/apps/space/openings.js';
 import { createToken } from '../src/resources/tokens.js';

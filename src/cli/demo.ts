@@ -1,9 +1,9 @@
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/connection.js';
-import { migrate } from '../installed-apps.js';
+import { loadDemo, migrate } from '../installed-apps.js';
 import type { CountedTable } from '../db/tables.js';
 import { DEFAULT_DEMO_SEED, demoRecordCount, demoSizesProblem, describeDemoSizes, SMALL_DEMO, type DemoSizes } from '../demo/generate.js';
-import { loadDemo, type LoadDemoOutcome } from '../demo/load.js';
+import type { LoadDemoOutcome } from '../demo/load.js';
 import { demoNowProblem } from '../demo/openings.js';
 import { ImportError } from '../interchange/import-error.js';
 import { formatIsoUtc, parseIsoMicros } from '../time.js';

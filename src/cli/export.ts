@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { openDatabase, type Db } from '../db/connection.js';
-import { migrate } from '../installed-apps.js';
-import { exportFixture } from '../interchange/export.js';
+import { exportFixture, migrate } from '../installed-apps.js';
 import { UsageError, type Command } from '../command.js';
 import { countTable } from './import.js';
 

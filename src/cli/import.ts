@@ -1,8 +1,8 @@
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/connection.js';
-import { migrate } from '../installed-apps.js';
+import { importRecords, migrate } from '../installed-apps.js';
 import { writeTransaction } from '../db/write-transaction.js';
-import { importRecords, readFixture, type ImportReport } from '../interchange/import.js';
+import { readFixture, type ImportReport } from '../interchange/import.js';
 import { UsageError, type Command } from '../command.js';
 
 export const importCommand: Command = {

@@ -5,7 +5,7 @@ import type { Database } from './schema.js';
  * machinery's): its columns, what keeps it (counts, versions),
  * the collection and the original's model it holds, what it refers to, and its named indexes.
  * The counted and versioned tables, the collection registry's tables, the interchange models'
- * order, the join tables and the references a user's deletion must clear are derived from here;
+ * order, the join tables and the import's reference checks are derived from here;
  * test/registry.test.ts checks that migrating a new database gives exactly this.
  * Migrations never import it: each spells out the tables it touches as they were then.
  */

@@ -1,13 +1,13 @@
-import { VERSIONED_TABLES, type VersionedTable } from './tables.js';
+import type { VersionedTable } from './tables.js';
 
 /**
- * The tables that API responses are built from (declared `versioned` in tables.ts). Each has a version that every write bumps
+ * The tables that API responses are built from (declared `versioned`: a row of table_versions each). Each has a version that every write bumps
  * (triggers of migration 0005, whoever writes: this process, another one, the CLI, SQL by hand)
  * and the time of its last change. A response cached under the versions of the tables it read
  * stays valid exactly until one of them changes; tokens and the audit log are not among them, so
  * authenticating (which stamps a token's last use) never empties the cache.
  */
-export { VERSIONED_TABLES, type VersionedTable } from './tables.js';
+export type { VersionedTable } from './tables.js';
 
 /**
  * Tokens have a version too (migration 0008), bumped only when a token is revoked or deleted
@@ -15,41 +15,44 @@ export { VERSIONED_TABLES, type VersionedTable } from './tables.js';
  * it saw valid only under that version (cache/known-tokens.ts).
  */
 export const TOKENS_TABLE = 'api_tokens';
-const SNAPSHOT_TABLES = [...VERSIONED_TABLES, TOKENS_TABLE] as const;
 
 export interface TableVersion {
   version: number;
   changedUs: number;
 }
 
-/** The versions of every table at one moment; a new object whenever any of them changed. */
+/** The versions of every table at one moment, as table_versions holds them (a row each); a new object whenever any of them changed. */
 export type VersionSnapshot = Readonly<Record<VersionedTable | typeof TOKENS_TABLE, TableVersion>>;
 
+/** A table without a row (a database migrated by another version?) reads as never changed: the tokens' here, the others' in versionOf. */
+const NEVER_CHANGED: TableVersion = Object.freeze({ version: 0, changedUs: 0 });
+
 export function snapshotOf(rows: ReadonlyArray<{ name: string; version: number | string; changed_us: number | string }>): VersionSnapshot {
-  const snapshot = {} as Record<(typeof SNAPSHOT_TABLES)[number], TableVersion>;
-  // A table without a row (a database migrated by a future version?) reads as never changed.
-  for (const table of SNAPSHOT_TABLES) snapshot[table] = { version: 0, changedUs: 0 };
-  for (const row of rows) {
-    if (row.name in snapshot) snapshot[row.name as (typeof SNAPSHOT_TABLES)[number]] = { version: Number(row.version), changedUs: Number(row.changed_us) };
-  }
+  const snapshot: Record<string, TableVersion> = { [TOKENS_TABLE]: NEVER_CHANGED };
+  for (const row of rows) snapshot[row.name] = { version: Number(row.version), changedUs: Number(row.changed_us) };
   return Object.freeze(snapshot);
+}
+
+/** A table's version in a snapshot. */
+function versionOf(snapshot: VersionSnapshot, table: VersionedTable): TableVersion {
+  return snapshot[table] ?? NEVER_CHANGED;
 }
 
 /** Whether some tables still have the versions that versionsOf() gave. */
 export function sameVersions(snapshot: VersionSnapshot, tables: readonly VersionedTable[], versions: readonly number[]): boolean {
-  for (let i = 0; i < tables.length; i++) if (snapshot[tables[i]].version !== versions[i]) return false;
+  for (let i = 0; i < tables.length; i++) if (versionOf(snapshot, tables[i]).version !== versions[i]) return false;
   return true;
 }
 
 /** The versions of some tables, in their order. */
 export function versionsOf(snapshot: VersionSnapshot, tables: readonly VersionedTable[]): number[] {
-  return tables.map((table) => snapshot[table].version);
+  return tables.map((table) => versionOf(snapshot, table).version);
 }
 
 /** When the newest change among some tables was made (0 for none). */
 export function lastChangeOf(snapshot: VersionSnapshot, tables: readonly VersionedTable[]): number {
   let newest = 0;
-  for (const table of tables) newest = Math.max(newest, snapshot[table].changedUs);
+  for (const table of tables) newest = Math.max(newest, versionOf(snapshot, table).changedUs);
   return newest;
 }
 
@@ -60,7 +63,8 @@ export function anyChange(before: VersionSnapshot, after: VersionSnapshot): bool
 
 /** The tables whose version differs between two snapshots (those responses are built from). */
 export function changedTables(before: VersionSnapshot, after: VersionSnapshot): VersionedTable[] {
-  return VERSIONED_TABLES.filter((table) => before[table].version !== after[table].version);
+  const tables = new Set([...Object.keys(before), ...Object.keys(after)].filter((name) => name !== TOKENS_TABLE) as VersionedTable[]);
+  return [...tables].filter((table) => versionOf(before, table).version !== versionOf(after, table).version);
 }
 
 /**

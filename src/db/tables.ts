@@ -1,21 +1,10 @@
-import { EVENTS_TABLES } from '../apps/events/tables.js';
-import { PROJECTS_TABLES } from '../apps/projects/tables.js';
-import { SPACE_TABLES } from '../apps/space/tables.js';
-import { USERS_TABLES } from '../apps/users/tables.js';
 import type { Database } from './schema.js';
 import type { ForeignKey, TableDeclaration } from './table-declaration.js';
 
 export type { ForeignKey, TableDeclaration } from './table-declaration.js';
 
-/**
- * Every table: each app's (its tables.ts) and the machinery's below, in Django's dependency order
- * (a model's table after those it refers to), which the interchange models' order follows.
- */
-export const TABLES = {
-  ...USERS_TABLES,
-  ...SPACE_TABLES,
-  ...PROJECTS_TABLES,
-  ...EVENTS_TABLES,
+/** The machinery's own tables; the installed list puts them after the apps' (src/installed-apps.ts). */
+export const MACHINERY_TABLES = {
   collection_counts: { columns: ['collection', 'n'] },
   api_tokens: {
     columns: ['id', 'name', 'scope', 'secret_hash', 'created_us', 'last_used_us', 'revoked_us'],
@@ -50,17 +39,30 @@ export const TABLES = {
     ],
     indexes: ['webhook_deliveries_due', 'webhook_deliveries_created'],
   },
-} as const satisfies { readonly [T in keyof Database]: TableDeclaration<Database[T]> };
+} as const satisfies { readonly [T in keyof Database]?: TableDeclaration<Database[T]> };
 
-type Tables = typeof TABLES;
+/**
+ * Every table's declaration, by name: the machinery's, and each app's, which its tables.ts adds
+ * (`declare module`), as its schema.ts adds its rows to Database. A value of this type is a set of
+ * installed tables, in Django's dependency order (a model's table after those it refers to), which
+ * the interchange models' order follows; the composition makes it from the installed apps.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the apps' tables.ts add theirs.
+export interface Tables extends MachineryTables {}
+type MachineryTables = typeof MACHINERY_TABLES;
 export type TableName = keyof Tables;
+
+/** Some tables' declarations, as an app's tables.ts gives them. */
+export type TableDeclarations = Readonly<Record<string, TableDeclaration<Record<string, unknown>>>>;
 
 /** The tables whose declaration has `Shape`. */
 type TablesWith<Shape> = { [T in TableName]: Tables[T] extends Shape ? T : never }[TableName];
 
-/** The compiler names a column of schema.ts that TABLES does not list (`columns` checks the other way). */
+/** The compiler names a column of schema.ts that no declaration lists (`columns` checks the other way). */
 type UndeclaredColumns = { [T in TableName]: Exclude<keyof Database[T], Tables[T]['columns'][number]> }[TableName];
 export type EveryColumnDeclared = AssertNone<UndeclaredColumns>;
+/** The compiler names a table of schema.ts that no tables.ts declares. */
+export type EveryTableDeclared = AssertNone<Exclude<keyof Database, TableName>>;
 type AssertNone<T extends never> = T;
 
 export type CountedTable = TablesWith<{ counted: true }>;
@@ -80,18 +82,26 @@ export type ReferenceTo<Target extends TableName, OnDelete extends ForeignKey<un
 export type ModelName = Tables[ModelTable]['model'];
 
 type AnyTable = TableDeclaration<Record<string, unknown>>;
-const declared = Object.entries(TABLES) as [TableName, AnyTable][];
-const namesWith = (has: (table: AnyTable) => boolean) => declared.filter(([, table]) => has(table)).map(([name]) => name);
+const entriesOf = (tables: Tables) => Object.entries(tables) as [TableName, AnyTable][];
+const namesWith = (tables: Tables, has: (table: AnyTable) => boolean) =>
+  entriesOf(tables)
+    .filter(([, table]) => has(table))
+    .map(([name]) => name);
 
-export const TABLE_NAMES: readonly TableName[] = declared.map(([name]) => name);
-export const COUNTED_TABLES = namesWith((t) => t.counted === true) as readonly CountedTable[];
-export const VERSIONED_TABLES = namesWith((t) => t.versioned === true) as readonly VersionedTable[];
+/** The tables counted in collection_counts, in their order. */
+export function countedTablesOf(tables: Tables): readonly CountedTable[] {
+  return namesWith(tables, (t) => t.counted === true) as CountedTable[];
+}
 
-/** The original's models, in Django's dependency order (the order `dumpdata` writes them), each with its table. */
-export const MODEL_TABLES = declared.flatMap(([name, table]) => (table.model === undefined ? [] : [{ model: table.model, table: name }])) as readonly {
-  model: ModelName;
-  table: ModelTable;
-}[];
+/** The tables whose versions table_versions keeps, in their order. */
+export function versionedTablesOf(tables: Tables): readonly VersionedTable[] {
+  return namesWith(tables, (t) => t.versioned === true) as VersionedTable[];
+}
+
+/** The original's models, in the tables' order (Django's dependency order: the order `dumpdata` writes them), each with its table. */
+export function modelTablesOf(tables: Tables): readonly { model: ModelName; table: ModelTable }[] {
+  return entriesOf(tables).flatMap(([name, table]) => (table.model === undefined ? [] : [{ model: table.model as ModelName, table: name as ModelTable }]));
+}
 
 /** A foreign key of some table to another, with the table that holds it. */
 export interface Reference {
@@ -102,9 +112,11 @@ export interface Reference {
 }
 
 /** Every foreign key, in the tables' order. */
-export const REFERENCES: readonly Reference[] = declared.flatMap(([name, table]) => (table.foreignKeys ?? []).map((key) => ({ table: name, ...key })));
+export function referencesOf(tables: Tables): readonly Reference[] {
+  return entriesOf(tables).flatMap(([name, table]) => (table.foreignKeys ?? []).map((key) => ({ table: name, ...key })));
+}
 
-/** The foreign keys that refer to a table. */
-export function referencesTo(table: TableName): Reference[] {
-  return REFERENCES.filter((key) => key.references === table);
+/** The installed tables: the apps' (each app's in its order, the apps in the installed order), then the machinery's. */
+export function installedTables(apps: readonly TableDeclarations[]): Tables {
+  return Object.assign({}, ...apps, MACHINERY_TABLES) as Tables;
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection.js';
-import { COUNTED_TABLES, type CountedTable } from '../db/tables.js';
+import type { CountedTable } from '../db/tables.js';
 import { countRecords } from '../resources/counts.js';
 
 /**
@@ -21,10 +21,10 @@ export async function clearAllData(db: Db): Promise<void> {
   await db.deleteFrom('users').execute();
 }
 
-/** The collections that hold records (from the trigger-kept counts, so no table is scanned). */
-export async function nonEmptyCollections(db: Db): Promise<Array<{ collection: CountedTable; count: number }>> {
+/** The collections among the counted tables that hold records (from the trigger-kept counts, so no table is scanned). */
+export async function nonEmptyCollections(db: Db, counted: readonly CountedTable[]): Promise<Array<{ collection: CountedTable; count: number }>> {
   const found: Array<{ collection: CountedTable; count: number }> = [];
-  for (const collection of COUNTED_TABLES) {
+  for (const collection of counted) {
     const count = await countRecords(db, collection);
     if (count > 0) found.push({ collection, count });
   }

@@ -1,5 +1,3 @@
-import { EVENT_STATUSES } from '../apps/events/events.js';
-import { PROJECT_STATUSES } from '../apps/projects/projects.js';
 import { formatIsoUtc } from '../time.js';
 import { emailFor, UsernameSource } from './names.js';
 import { DAY, demoNowProblem, HISTORY_START_US, HOUR, isOpenAt, MINUTE, openingTimes } from './openings.js';
@@ -25,6 +23,14 @@ export interface DemoRecord {
   model: string;
   pk: number;
   fields: Record<string, unknown>;
+}
+
+/** The original's choices the demo picks from, handed in by the apps whose models they are. */
+export interface DemoChoices {
+  /** projects.project's `status` codes. */
+  readonly projectStatuses: readonly string[];
+  /** events.event's `status` codes. */
+  readonly eventStatuses: readonly string[];
 }
 
 export const SMALL_DEMO: Readonly<DemoSizes> = Object.freeze({
@@ -60,13 +66,13 @@ export function demoRecordCount(sizes: DemoSizes): number {
  * records. Users come first, then what refers to them, so each reference points backwards.
  * Throws a RangeError for sizes that `demoSizesProblem` rejects or a moment `demoNowProblem` does.
  */
-export function* demoRecords(sizes: DemoSizes, seed: number = DEFAULT_DEMO_SEED, nowUs: number = Date.now() * 1000): Generator<DemoRecord> {
+export function* demoRecords(choices: DemoChoices, sizes: DemoSizes, seed: number = DEFAULT_DEMO_SEED, nowUs: number = Date.now() * 1000): Generator<DemoRecord> {
   const problem = demoSizesProblem(sizes) ?? demoNowProblem(nowUs);
   if (problem) throw new RangeError(problem);
   yield* userRecords(streamRandom(seed, 'users'), sizes.users);
   yield* openingRecords(seed, sizes.openings, nowUs);
-  yield* projectRecords(streamRandom(seed, 'projects'), sizes.projects, sizes.users, nowUs);
-  yield* eventRecords(streamRandom(seed, 'events'), sizes.events, sizes.users, nowUs);
+  yield* projectRecords(streamRandom(seed, 'projects'), choices.projectStatuses, sizes.projects, sizes.users, nowUs);
+  yield* eventRecords(streamRandom(seed, 'events'), choices.eventStatuses, sizes.events, sizes.users, nowUs);
   yield* meetingRecords(streamRandom(seed, 'meetings'), sizes.meetings, sizes.events, sizes.users);
 }
 
@@ -129,12 +135,12 @@ function userIds(rng: Random, users: number, emptyChance: number, alsoMaybe?: nu
   return ids;
 }
 
-function* projectRecords(rng: Random, count: number, users: number, nowUs: number): Generator<DemoRecord> {
+function* projectRecords(rng: Random, statuses: readonly string[], count: number, users: number, nowUs: number): Generator<DemoRecord> {
   for (let i = 0; i < count; i++) {
     const maintainer = rng.between(1, users);
     let participants = userIds(rng, users, 0.2, maintainer);
     let content = rng.chance(0.2) ? '' : article(rng);
-    let status: string = rng.pick(PROJECT_STATUSES);
+    let status: string = rng.pick(statuses);
     let progress = rng.chance(0.1) ? rng.pick([0, 100]) : rng.between(0, 100);
     // The first few are pinned so that even a small demo shows each edge case.
     if (i === 0) [participants, content] = [[], ''];
@@ -230,7 +236,7 @@ function eventTimes(rng: Random, placement: EventPlacement, nowUs: number): [num
   return rng.chance(0.1) ? [start, null] : [start, stop];
 }
 
-function* eventRecords(rng: Random, count: number, users: number, nowUs: number): Generator<DemoRecord> {
+function* eventRecords(rng: Random, statuses: readonly string[], count: number, users: number, nowUs: number): Generator<DemoRecord> {
   for (let i = 0; i < count; i++) {
     const placement = eventPlacement(i);
     const [start, scheduledStop] = eventTimes(rng, placement, nowUs);
@@ -240,7 +246,7 @@ function* eventRecords(rng: Random, count: number, users: number, nowUs: number)
     if (i === 4) picture = '';
     const meetingLike = placement === 'recent' || i === NEXT_MEETING_EVENT_INDEX;
     const title = meetingLike ? rng.pick(MEETING_TITLES) : rng.pick(EVENT_TITLES);
-    const status = rng.pick(EVENT_STATUSES);
+    const status = rng.pick(statuses);
     yield {
       model: 'events.event',
       pk: i + 1,

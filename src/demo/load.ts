@@ -1,9 +1,10 @@
 import type { Db } from '../db/connection.js';
-import type { CountedTable } from '../db/tables.js';
+import { countedTablesOf, type CountedTable } from '../db/tables.js';
 import { writeTransaction } from '../db/write-transaction.js';
 import { importRecords, type ImportReport } from '../interchange/import.js';
+import type { InstalledModels } from '../interchange/models.js';
 import { clearAllData, nonEmptyCollections } from './clear.js';
-import { demoRecords, type DemoSizes } from './generate.js';
+import { demoRecords, type DemoChoices, type DemoSizes } from './generate.js';
 
 export interface LoadDemoOptions {
   /** Delete whatever the database holds first; without it, a non-empty database is left alone. */
@@ -22,13 +23,14 @@ export type LoadDemoOutcome =
  * the database ends up holding exactly the demo, or it is unchanged. The emptiness check is in
  * the same transaction so nothing can slip in between the check and the load.
  */
-export async function loadDemo(db: Db, sizes: DemoSizes, seed: number, options: LoadDemoOptions = {}): Promise<LoadDemoOutcome> {
+export async function loadDemo(db: Db, models: InstalledModels, choices: DemoChoices, sizes: DemoSizes, seed: number, options: LoadDemoOptions = {}): Promise<LoadDemoOutcome> {
   const started = performance.now();
   return writeTransaction(db, async (trx): Promise<LoadDemoOutcome> => {
-    const existing = await nonEmptyCollections(trx);
+    const existing = await nonEmptyCollections(trx, countedTablesOf(models.tables));
     if (existing.length > 0 && !options.replace) return { loaded: false, existing };
     if (existing.length > 0) await clearAllData(trx);
-    const report = await importRecords(trx, demoRecords(sizes, seed, options.nowUs ?? Date.now() * 1000), { onProgress: options.onProgress });
+    const records = demoRecords(choices, sizes, seed, options.nowUs ?? Date.now() * 1000);
+    const report = await importRecords(trx, models, records, { onProgress: options.onProgress });
     return { loaded: true, report, replaced: existing, seconds: (performance.now() - started) / 1000 };
   });
 }

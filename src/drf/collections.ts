@@ -1,14 +1,14 @@
 import type { TObject } from '@sinclair/typebox';
 import type { Db } from '../db/connection.js';
 import type { VersionedTable } from '../db/table-versions.js';
-import { TABLES, type CollectionTable } from '../db/tables.js';
+import type { CollectionTable, Tables } from '../db/tables.js';
 import type { PageWindow, RecordContext } from '../resources/record-context.js';
 import type { MemberWrites } from './member-writes.js';
 import type { QueryPair } from './query.js';
 
 /**
  * An API collection, declared once by the app that holds it (`src/apps/<app>/collections.ts`):
- * its table (whose declaration in db/tables.ts gives its path under `/api/`), its records'
+ * its table (whose declaration in the app's tables.ts gives its path under `/api/`), its records'
  * queries and writes, its record and writable-field schemas, DRF's view name, its place in the API
  * root, and the tables its responses are built from. Routing, the API root, reads, writes,
  * OPTIONS and the OpenAPI document derive from the apps' collections.
@@ -50,13 +50,17 @@ interface Declaration<Table extends CollectionTable, Row> extends Omit<Collectio
   toRecord: (row: Row, ctx: RecordContext) => unknown;
 }
 
-/** A table's collection path, as db/tables.ts declares it. */
-type PathOf<Table extends CollectionTable> = (typeof TABLES)[Table]['collection'];
+/** A table's collection path, as its declaration gives it. */
+type PathOf<Table extends CollectionTable> = Tables[Table]['collection'];
 
-export function collection<const Table extends CollectionTable, Row>({ list, find, toRecord, ...rest }: Declaration<Table, Row>): Collection<PathOf<Table>, Table> {
+/** A collection of one of an app's tables (`tables`: its tables.ts, whose declaration gives the path). */
+export function collection<const Table extends CollectionTable, Row>(
+  tables: { readonly [T in Table]: { readonly collection: PathOf<T> } },
+  { list, find, toRecord, ...rest }: Declaration<Table, Row>,
+): Collection<PathOf<Table>, Table> {
   return {
     ...rest,
-    path: TABLES[rest.table].collection,
+    path: tables[rest.table].collection,
     page: async (db, window, query, ctx) => (await list(db, window, query)).map((row) => toRecord(row, ctx)),
     find: async (db, id, ctx) => {
       const row = await find(db, id);
@@ -65,5 +69,5 @@ export function collection<const Table extends CollectionTable, Row>({ list, fin
   };
 }
 
-/** A collection's path under `/api/`, as its table's declaration gives it (db/tables.ts). */
-export type CollectionPath = (typeof TABLES)[CollectionTable]['collection'];
+/** A collection's path under `/api/`, as its table's declaration gives it (the app's tables.ts). */
+export type CollectionPath = Tables[CollectionTable]['collection'];

@@ -1,7 +1,9 @@
 import type { Command } from '../command.js';
 import { ConfigError } from '../config.js';
 import type { MigrationSet } from '../db/migrations.js';
+import type { TableDeclarations } from '../db/tables.js';
 import type { Collection } from '../drf/collections.js';
+import type { KeptModels, ModelDeclaration } from '../interchange/models.js';
 import type { AssetSource } from '../web/assets.js';
 import type { DashboardPanel } from '../web/dashboard.js';
 import type { NavLink } from '../web/layout.js';
@@ -23,6 +25,12 @@ export interface AppDeclaration {
   readonly optional: boolean;
   /** Its frozen migrations, by the name a database records each under; they run whether the app is on or off (its tables stay). */
   readonly migrations: MigrationSet;
+  /** Its tables (its tables.ts), in Django's dependency order, join tables after their owner. */
+  readonly tables: TableDeclarations;
+  /** The original's models it imports and exports, by name (`app.model`), each stored in one of its tables. */
+  readonly models?: Readonly<Record<string, ModelDeclaration>>;
+  /** Those of its models that an import keeps to write at its end. */
+  readonly keptModels?: KeptModels;
   /** Its API collections (`/api/<path>/`), each listed in the API root at its `rootOrder`. */
   readonly collections: readonly Collection[];
   /** Its routes outside the API's collections, in the order the router tries them. */
@@ -73,6 +81,11 @@ export function appsTurnedOn(installed: readonly AppDeclaration[], wanted: reado
 /** The collections of these apps, in the API root's order. */
 export function collectionsOf(apps: readonly AppDeclaration[]): readonly Collection[] {
   return apps.flatMap((app) => app.collections).sort((a, b) => a.rootOrder - b.rootOrder);
+}
+
+/** The model declarations of these apps, by name. */
+export function modelsOf(apps: readonly AppDeclaration[]): Readonly<Record<string, ModelDeclaration>> {
+  return Object.assign({}, ...apps.map((app) => app.models ?? {})) as Record<string, ModelDeclaration>;
 }
 
 /** The site's navigation: its own links and those of these apps, in their order. */

@@ -1,10 +1,9 @@
 import type { Db } from '../db/connection.js';
-import { AUTH_MODELS, AuthModels } from '../apps/users/interchange/auth-models.js';
 import { syncIdentities } from '../db/identities.js';
 import { FieldReader, isPk } from './field-reader.js';
 import { FieldError, ImportError, recordError, show } from './import-error.js';
 import { unusablePassword } from '../db/unusable-password.js';
-import { MODEL_ORDER, MODEL_SPECS, type ImportDefaults, type ModelSpec } from './models.js';
+import type { ImportDefaults, InstalledModels, KeptModels, KeptRecords, ModelSpec } from './models.js';
 import { removeOrganizerStandIns } from './organizer-stand-in.js';
 import { findMissingReference } from './references.js';
 import { clashError, findUniqueConflict, UniqueKeys } from './unique-keys.js';
@@ -32,14 +31,14 @@ export interface ImportOptions {
 const PROGRESS_EVERY = 4096;
 
 /**
- * Upserts dumpdata records by pk. The CALLER owns the transaction: call as
- * `writeTransaction(db, trx => importRecords(trx, records))` (db/write-transaction.ts: it also
+ * Upserts dumpdata records of the installed models (the composition's) by pk. The CALLER owns the transaction: call as
+ * `writeTransaction(db, trx => importRecords(trx, models, records))` (db/write-transaction.ts: it also
  * keeps API writes from interleaving), so that an ImportError (which
  * names the model and pk) leaves the database as it was. References are checked after the last
  * record, so records may come in any order and may refer to rows already in the database.
  */
-export async function importRecords(db: Db, records: Iterable<unknown> | AsyncIterable<unknown>, options: ImportOptions = {}): Promise<ImportReport> {
-  const importer = new Importer(db, { nowUs: options.nowUs ?? Date.now() * 1000, password: unusablePassword });
+export async function importRecords(db: Db, models: InstalledModels, records: Iterable<unknown> | AsyncIterable<unknown>, options: ImportOptions = {}): Promise<ImportReport> {
+  const importer = new Importer(db, models, { nowUs: options.nowUs ?? Date.now() * 1000, password: unusablePassword });
   let read = 0;
   for await (const record of records) {
     read++;
@@ -54,38 +53,44 @@ export async function importRecords(db: Db, records: Iterable<unknown> | AsyncIt
 
 /** The state of one import: counts, pending batches per model, unique values seen. */
 class Importer {
-  private readonly imported = new Map<string, number>(MODEL_ORDER.map((model) => [model, 0]));
+  private readonly imported: Map<string, number>;
   private readonly skippedModels = new Map<string, number>();
   private readonly skippedFields = new Map<string, number>();
   private readonly batches = new Map<ModelSpec, Map<number, PendingRow>>();
   private readonly uniqueKeys = new Map<ModelSpec, UniqueKeys>();
-  private readonly auth = new AuthModels();
+  /** The records that apps keep until the end, each with the models it keeps. */
+  private readonly kept: readonly { models: KeptModels['models']; records: KeptRecords }[];
 
   constructor(
     private readonly db: Db,
+    private readonly models: InstalledModels,
     private readonly defaults: ImportDefaults,
-  ) {}
+  ) {
+    this.imported = new Map([...models.specs.keys()].map((model) => [model, 0]));
+    this.kept = models.kept.map((kept) => ({ models: kept.models, records: kept.start() }));
+  }
 
   /** Validates one record and queues its row; returns the model whose batch is now full, if any. */
   accept(record: unknown, index: number): ModelSpec | null {
     const { label, pk, fields } = readEnvelope(record, index);
-    const spec = MODEL_SPECS.get(label) ?? MODEL_SPECS.get(djangoLabel(label));
+    const spec = this.models.specs.get(label) ?? this.models.specs.get(djangoLabel(label));
     if (!spec) {
       increment(this.skippedModels, label);
       return null;
     }
-    if (AUTH_MODELS.has(spec.model)) {
+    const keeper = this.kept.find((kept) => kept.models.has(spec.model));
+    if (keeper !== undefined) {
       // Written at the end, once all are known (their natural keys resolve against each other).
       if (!isPlainObject(fields)) throw recordError(spec.model, pk, `"fields" must be an object, got ${show(fields)}`);
       this.countSkippedFields(spec, fields);
-      this.auth.accept(spec, pk, fields);
+      keeper.records.accept(spec, pk, fields);
       increment(this.imported, spec.model);
       return null;
     }
     if (!isPk(pk)) throw recordError(spec.model, pk, `pk must be a whole number from 1 to 2147483647, got ${show(pk)}`);
     if (!isPlainObject(fields)) throw recordError(spec.model, pk, `"fields" must be an object, got ${show(fields)}`);
     this.countSkippedFields(spec, fields);
-    const own = spec.model === 'users.user' ? this.auth.userFields(pk, fields) : fields;
+    const own = this.kept.reduce((given, kept) => kept.records.fieldsOf(spec, pk, given), fields);
     const row: PendingRow = { pk, ...readRow(spec, pk, own, this.defaults) };
     this.claimUnique(spec, row);
     const batch = this.batchOf(spec);
@@ -104,13 +109,13 @@ class Importer {
   }
 
   async finish(): Promise<ImportReport> {
-    for (const model of MODEL_ORDER) await this.flush(MODEL_SPECS.get(model)!);
-    await this.auth.finish(this.db, this.defaults);
-    const missing = await findMissingReference(this.db);
+    for (const spec of this.models.specs.values()) await this.flush(spec);
+    for (const kept of this.kept) await kept.records.finish(this.db, this.defaults);
+    const missing = await findMissingReference(this.db, this.models);
     if (missing) throw missing;
     const standIns = await removeOrganizerStandIns(this.db);
     if (standIns > 0) this.imported.set('users.user', this.imported.get('users.user')! - standIns);
-    await syncIdentities(this.db);
+    await syncIdentities(this.db, this.models.tables);
     return {
       imported: Object.fromEntries(this.imported),
       skippedModels: Object.fromEntries(this.skippedModels),

@@ -1,12 +1,9 @@
-import { MODEL_TABLES, TABLES, type LinkTable, type ModelName, type ModelTable } from '../db/tables.js';
-import { EVENT_STATUSES } from '../apps/events/events.js';
-import { PROJECT_STATUSES } from '../apps/projects/projects.js';
+import type { Db } from '../db/connection.js';
+import type { LinkTable, ModelName, ModelTable, TableName, Tables } from '../db/tables.js';
 import type { FieldReader } from './field-reader.js';
+import type { OriginalFit } from './original-fit.js';
 
 export type { LinkTable, ModelName, ModelTable };
-
-/** The original's models, in Django's dependency order (the order `dumpdata` writes them): db/tables.ts's `model`s. */
-export const MODEL_ORDER: readonly ModelName[] = MODEL_TABLES.map(({ model }) => model);
 
 /** A many-to-many field, stored in a join table of (owner, target) rows. */
 export interface LinkSpec {
@@ -16,9 +13,13 @@ export interface LinkSpec {
   targetColumn: string;
 }
 
-/** A many-to-many field stored in a join table, with the columns db/tables.ts declares for it. */
-function link(field: string, table: LinkTable): LinkSpec {
-  const { owner, target } = TABLES[table].link;
+/** A many-to-many field stored in a join table, with the columns its declaration (the app's tables.ts) gives it. */
+export function link<Table extends LinkTable>(
+  field: string,
+  tables: { readonly [T in Table]: { readonly link: { readonly owner: string; readonly target: string } } },
+  table: Table,
+): LinkSpec {
+  const { owner, target } = tables[table].link;
   return { field, table, ownerColumn: owner, targetColumn: target };
 }
 
@@ -44,15 +45,17 @@ export interface ImportDefaults {
   password(): string;
 }
 
-/** One model's import: its table and how its fixture records are read. */
-export interface ModelSpec extends ModelReading {
-  model: ModelName;
-  table: ModelTable;
-  /** The table's columns besides `id` and its local ones (db/tables.ts), in the order `read` returns their values. */
-  columns: readonly string[];
+/** A record as an export writes it: its pk and its Django fixture fields. */
+export interface ExportedRecord {
+  pk: number;
+  fields: Record<string, unknown>;
 }
 
-interface ModelReading {
+/**
+ * One of the original's models, declared by the app that holds it: how a fixture's record is
+ * read into a row of its table, and how its rows are written back as fixture records.
+ */
+export interface ModelDeclaration {
   /** The fixture fields we read; any other field is skipped and counted. */
   fields: ReadonlySet<string>;
   read(fields: FieldReader, defaults: ImportDefaults, pk: number): ParsedRow;
@@ -60,203 +63,63 @@ interface ModelReading {
   privateFields?: ReadonlySet<string>;
   links?: readonly LinkSpec[];
   unique?: UniqueSpec;
+  /** A page of its records after a pk, in pk order, as Django fixture fields (the export). */
+  page(db: Db, afterPk: number, limit: number, fit: OriginalFit): Promise<ExportedRecord[]>;
+}
+
+/** An app's model declarations, one for each model its tables store (`tables` is its tables.ts): the compiler names a missing one. */
+export type ModelDeclarations<AppTables> = { readonly [Model in ModelOf<AppTables>]: ModelDeclaration };
+type ModelOf<AppTables> = { [T in keyof AppTables]: AppTables[T] extends { model: infer Model extends string } ? Model : never }[keyof AppTables];
+
+/** One model's import and export: its declaration, its table and that table's columns. */
+export interface ModelSpec extends ModelDeclaration {
+  model: ModelName;
+  table: ModelTable;
+  /** The table's columns besides `id` and its local ones (its declaration), in the order `read` returns their values. */
+  columns: readonly string[];
 }
 
 /**
- * The address an export gives a user the original could not hold as is (no address, or one an
- * earlier user has: the original requires a unique one), in the reserved `.invalid` domain. An
- * import turns it back into no address.
+ * Models whose records an app keeps during an import and writes at its end, once all of them are
+ * known (the users app's Django auth models, whose natural keys resolve against each other).
  */
-export const NO_EMAIL_DOMAIN = 'no-email.invalid';
-export function placeholderEmail(pk: number): string {
-  return `user-${pk}@${NO_EMAIL_DOMAIN}`;
+export interface KeptModels {
+  readonly models: ReadonlySet<string>;
+  /** What keeps them during one import. */
+  start(): KeptRecords;
 }
 
-/** An address another user has, tagged to be unique: `local+dup-<pk>@domain`; null without an `@`. */
-export function tagEmail(address: string, pk: number): string | null {
-  const at = address.lastIndexOf('@');
-  return at <= 0 ? null : `${address.slice(0, at)}+dup-${pk}${address.slice(at)}`;
+export interface KeptRecords {
+  /** Keeps a record of one of its models; its pk may be absent (natural primary keys). */
+  accept(spec: ModelSpec, pk: unknown, fields: Record<string, unknown>): void;
+  /** Another model's record with the references it resolves at the end taken out. */
+  fieldsOf(spec: ModelSpec, pk: number, fields: Record<string, unknown>): Record<string, unknown>;
+  /** Writes the kept records, after every other row and before the references are checked. */
+  finish(db: Db, defaults: ImportDefaults): Promise<void>;
 }
 
-/** The address an export wrote for user `pk`, as it was here. */
-function untagEmail(address: string, pk: number): string {
-  if (address.endsWith(`@${NO_EMAIL_DOMAIN}`) && address !== NO_ORGANIZER_EMAIL) return '';
-  const tag = `+dup-${pk}@`;
-  const at = address.lastIndexOf(tag);
-  return at > 0 && address.indexOf('@', at + tag.length) === -1 ? address.slice(0, at) + address.slice(at + tag.length - 1) : address;
+/** The original's models that import and export handle, and what they derive from the tables' declarations. */
+export interface InstalledModels {
+  /** Each model's spec by its name, in Django's dependency order (the order `dumpdata` writes them). */
+  readonly specs: ReadonlyMap<string, ModelSpec>;
+  /** The tables, in their order. */
+  readonly tables: Tables;
+  /** The models that apps keep until an import's end. */
+  readonly kept: readonly KeptModels[];
 }
 
-/** The original requires an event's organizer: the export's stand-in for "none", undone by an import. */
-export const NO_ORGANIZER_EMAIL = `no-organizer@${NO_EMAIL_DOMAIN}`;
-
-const users: ModelReading = {
-  fields: new Set([
-    'username',
-    'email',
-    'has_key',
-    'password',
-    'last_login',
-    'is_superuser',
-    'created',
-    'edited',
-    'first_name',
-    'last_name',
-    'balance',
-    'hide_pamela',
-    'newsletter',
-    'is_active',
-    'description',
-    'groups',
-    'user_permissions',
-  ]),
-  read: (f, d, pk) => {
-    const created = f.nullableTime('created') ?? d.nowUs;
-    return {
-      values: [
-        f.string('username'),
-        untagEmail(f.string('email', '', 255), pk),
-        f.boolean('has_key', false),
-        f.givenString('password', 128) ?? d.password(),
-        f.nullableTime('last_login'),
-        f.boolean('is_superuser', false),
-        created,
-        f.nullableTime('edited') ?? created,
-        f.string('first_name', '', 127),
-        f.string('last_name', '', 127),
-        f.decimal('balance', 6, 2),
-        f.boolean('hide_pamela', false),
-        f.boolean('newsletter', true),
-        f.boolean('is_active', true),
-        f.nullableString('description', ''),
-      ],
-      links: [f.references('groups'), f.references('user_permissions')],
-    };
-  },
-  privateFields: new Set([
-    'password',
-    'last_login',
-    'is_superuser',
-    'created',
-    'edited',
-    'first_name',
-    'last_name',
-    'balance',
-    'hide_pamela',
-    'newsletter',
-    'is_active',
-    'description',
-    'groups',
-    'user_permissions',
-  ]),
-  links: [link('groups', 'user_groups'), link('user_permissions', 'user_permissions')],
-  unique: {
-    field: 'username',
-    column: 'username',
-    index: 0,
-    describe: (value, otherPk, where) => `${JSON.stringify(value)} is already the username of users.user pk ${otherPk} ${where === 'file' ? 'in this file' : 'in the database'}`,
-  },
-};
-
-const openings: ModelReading = {
-  fields: new Set(['time', 'is_open']),
-  read: (f) => ({ values: [f.time('time'), f.boolean('is_open')] }),
-};
-
-const projects: ModelReading = {
-  fields: new Set(['title', 'maintainer', 'participants', 'status', 'progress', 'short_description', 'content', 'created', 'modified', 'dependencies', 'picture']),
-  read: (f, d) => {
-    const created = f.nullableTime('created') ?? d.nowUs;
-    return {
-      values: [
-        f.string('title'),
-        f.reference('maintainer'),
-        f.choice('status', PROJECT_STATUSES),
-        f.integer('progress', 0, 100),
-        f.string('short_description', ''),
-        f.string('content', ''),
-        created,
-        f.nullableTime('modified') ?? created,
-        f.path('picture', 100),
-      ],
-      links: [f.references('participants'), f.references('dependencies')],
-    };
-  },
-  links: [link('participants', 'project_participants'), link('dependencies', 'project_dependencies')],
-};
-
-const events: ModelReading = {
-  fields: new Set(['title', 'place', 'start', 'stop', 'status', 'organizer', 'description', 'picture', 'interested', 'is_talk']),
-  read: (f) => ({
-    values: [
-      f.string('title'),
-      f.string('place', ''),
-      f.nullableTime('start'),
-      f.nullableTime('stop'),
-      f.choice('status', EVENT_STATUSES),
-      f.nullableReference('organizer'),
-      f.string('description', ''),
-      f.path('picture', 100),
-      f.boolean('is_talk', false),
-    ],
-    links: [f.references('interested')],
-  }),
-  links: [link('interested', 'event_interested')],
-};
-
-const meetings: ModelReading = {
-  fields: new Set(['event', 'OJ', 'PV', 'members', 'pad', 'ongoing']),
-  read: (f) => ({
-    values: [f.reference('event'), f.string('OJ', ''), f.string('PV', ''), f.string('pad', ''), f.boolean('ongoing', false)],
-    links: [f.references('members')],
-  }),
-  links: [link('members', 'meeting_members')],
-  unique: {
-    field: 'event',
-    column: 'event_id',
-    index: 0,
-    describe: (value, otherPk, where) =>
-      `events.event pk ${String(value)} already has a meeting (events.meeting pk ${otherPk} ${where === 'file' ? 'in this file' : 'in the database'}); an event has at most one meeting`,
-  },
-};
-
-// Django's auth models, kept whole for the round trip (members.md §3). Natural keys (dumpdata's
-// --natural-foreign and --natural-primary) are turned into pks before these read a record
-// (auth-models.ts).
-
-const contentTypes: ModelReading = {
-  fields: new Set(['app_label', 'model']),
-  read: (f) => ({ values: [f.string('app_label', undefined, 100), f.string('model', undefined, 100)] }),
-};
-
-const permissions: ModelReading = {
-  fields: new Set(['name', 'content_type', 'codename']),
-  read: (f) => ({ values: [f.reference('content_type'), f.string('codename', undefined, 100), f.string('name', undefined, 255)] }),
-};
-
-const groups: ModelReading = {
-  fields: new Set(['name', 'permissions']),
-  read: (f) => ({ values: [f.string('name', undefined, 150)], links: [f.references('permissions')] }),
-  links: [link('permissions', 'group_permissions')],
-};
-
-/** How each model's fixture records are read: the compiler names a model of db/tables.ts without one. */
-const READINGS: Readonly<Record<ModelName, ModelReading>> = {
-  'contenttypes.contenttype': contentTypes,
-  'auth.permission': permissions,
-  'auth.group': groups,
-  'users.user': users,
-  'space.spacestatus': openings,
-  'projects.project': projects,
-  'events.event': events,
-  'events.meeting': meetings,
-};
-
-export const MODEL_SPECS: ReadonlyMap<string, ModelSpec> = new Map(
-  MODEL_TABLES.map(({ model, table }) => [model, { model, table, columns: columnsOf(table), ...READINGS[model] }]),
-);
-
-/** A model's columns besides `id` that the original also has. */
-function columnsOf(table: ModelTable): string[] {
-  const declared: { columns: readonly string[]; localColumns?: readonly string[] } = TABLES[table];
-  return declared.columns.filter((column) => column !== 'id' && !(declared.localColumns ?? []).includes(column));
+/** The models of these tables (in their order, Django's), each with its app's declaration. */
+export function installedModels(tables: Tables, declared: Readonly<Record<string, ModelDeclaration>>, kept: readonly KeptModels[]): InstalledModels {
+  const specs = new Map<string, ModelSpec>();
+  for (const [table, declaration] of Object.entries(tables) as [TableName, { model?: string; columns: readonly string[]; localColumns?: readonly string[] }][]) {
+    if (declaration.model === undefined) continue;
+    const model = declaration.model as ModelName;
+    const reading = declared[model];
+    if (reading === undefined) throw new Error(`${model}: no installed app declares how it is read and written`);
+    const columns = declaration.columns.filter((column) => column !== 'id' && !(declaration.localColumns ?? []).includes(column));
+    specs.set(model, { model, table: table as ModelTable, columns, ...reading });
+  }
+  const undeclared = Object.keys(declared).find((model) => !specs.has(model));
+  if (undeclared !== undefined) throw new Error(`${undeclared}: no table stores it`);
+  return { specs, tables, kept };
 }

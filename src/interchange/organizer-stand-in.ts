@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection.js';
-import { NO_ORGANIZER_EMAIL } from './models.js';
+import { NO_ORGANIZER_EMAIL } from './original-fit.js';
 
 /**
  * Undoes the export's stand-in organizer (docs/migration.md): the original requires an event's

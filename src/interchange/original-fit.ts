@@ -1,8 +1,34 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/connection.js';
 import { FixtureTimeFormatter } from './fixture-time.js';
-import { NO_EMAIL_DOMAIN, NO_ORGANIZER_EMAIL, placeholderEmail, tagEmail } from './models.js';
 import { codePoints, cutToCodePoints as cut } from './characters.js';
+
+/**
+ * The address an export gives a user the original could not hold as is (no address, or one an
+ * earlier user has: the original requires a unique one), in the reserved `.invalid` domain. An
+ * import turns it back into no address.
+ */
+export const NO_EMAIL_DOMAIN = 'no-email.invalid';
+export function placeholderEmail(pk: number): string {
+  return `user-${pk}@${NO_EMAIL_DOMAIN}`;
+}
+
+/** An address another user has, tagged to be unique: `local+dup-<pk>@domain`; null without an `@`. */
+export function tagEmail(address: string, pk: number): string | null {
+  const at = address.lastIndexOf('@');
+  return at <= 0 ? null : `${address.slice(0, at)}+dup-${pk}${address.slice(at)}`;
+}
+
+/** The address an export wrote for user `pk`, as it was here. */
+export function untagEmail(address: string, pk: number): string {
+  if (address.endsWith(`@${NO_EMAIL_DOMAIN}`) && address !== NO_ORGANIZER_EMAIL) return '';
+  const tag = `+dup-${pk}@`;
+  const at = address.lastIndexOf(tag);
+  return at > 0 && address.indexOf('@', at + tag.length) === -1 ? address.slice(0, at) + address.slice(at + tag.length - 1) : address;
+}
+
+/** The original requires an event's organizer: the export's stand-in for "none", undone by an import. */
+export const NO_ORGANIZER_EMAIL = `no-organizer@${NO_EMAIL_DOMAIN}`;
 
 /** The original's users.User.username max_length. */
 const USERNAME_LENGTH = 30;

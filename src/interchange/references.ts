@@ -1,7 +1,7 @@
 import type { Db } from '../db/connection.js';
-import { MODEL_TABLES, REFERENCES, type TableName } from '../db/tables.js';
+import { modelTablesOf, referencesOf, type Reference, type TableName } from '../db/tables.js';
 import { recordError, type ImportError } from './import-error.js';
-import { MODEL_ORDER, MODEL_SPECS } from './models.js';
+import type { InstalledModels, ModelSpec } from './models.js';
 import { rawQuery } from './upsert.js';
 
 /** A record whose reference points nowhere: its pk and the missing target's pk. */
@@ -21,41 +21,50 @@ interface ReferenceCheck {
   references: TableName;
 }
 
-function modelOf(table: TableName): string {
-  const found = MODEL_TABLES.find((entry) => entry.table === table);
-  if (found === undefined) throw new Error(`${table} stores no model of the original`);
-  return found.model;
-}
-
 /**
- * Every reference of every model, from the foreign keys db/tables.ts declares: a model's own
+ * Every reference of every model, from the foreign keys its tables declare: a model's own
  * (Django's column for field `x` is `x_id`), then those of its many-to-many fields' join tables.
  * A join table's key to its owner is not checked: the owner is the record being imported.
  */
-const CHECKS: readonly ReferenceCheck[] = MODEL_ORDER.flatMap((model) => {
-  const spec = MODEL_SPECS.get(model)!;
-  const own = REFERENCES.filter((key) => key.table === spec.table).map((key) => ({
-    model,
-    field: key.column.replace(/_id$/, ''),
-    target: modelOf(key.references),
-    table: key.table,
-    owner: 'id',
-    column: key.column,
-    references: key.references,
-  }));
-  const linked = (spec.links ?? []).flatMap((link) =>
-    REFERENCES.filter((key) => key.table === link.table && key.column === link.targetColumn).map((key) => ({
+function referenceChecks(models: InstalledModels): ReferenceCheck[] {
+  const modelTables = modelTablesOf(models.tables);
+  const references = referencesOf(models.tables);
+  const modelOf = (table: TableName): string => {
+    const found = modelTables.find((entry) => entry.table === table);
+    if (found === undefined) throw new Error(`${table} stores no model of the original`);
+    return found.model;
+  };
+  return [...models.specs.values()].flatMap((spec) => referencesOfModel(spec, references, modelOf));
+}
+
+function referencesOfModel(spec: ModelSpec, references: readonly Reference[], modelOf: (table: TableName) => string): ReferenceCheck[] {
+  const model = spec.model;
+  const own = references
+    .filter((key) => key.table === spec.table)
+    .map((key) => ({
       model,
-      field: link.field,
+      field: key.column.replace(/_id$/, ''),
       target: modelOf(key.references),
       table: key.table,
-      owner: link.ownerColumn,
+      owner: 'id',
       column: key.column,
       references: key.references,
-    })),
+    }));
+  const linked = (spec.links ?? []).flatMap((link) =>
+    references
+      .filter((key) => key.table === link.table && key.column === link.targetColumn)
+      .map((key) => ({
+        model,
+        field: link.field,
+        target: modelOf(key.references),
+        table: key.table,
+        owner: link.ownerColumn,
+        column: key.column,
+        references: key.references,
+      })),
   );
   return [...own, ...linked];
-});
+}
 
 async function findOrphan(db: Db, check: ReferenceCheck): Promise<Orphan | undefined> {
   const { table, owner, column, references } = check;
@@ -76,8 +85,8 @@ async function findOrphan(db: Db, check: ReferenceCheck): Promise<Orphan | undef
  * comes from the file. The first record (in model order, then pk) that refers to a record that
  * exists nowhere.
  */
-export async function findMissingReference(db: Db): Promise<ImportError | null> {
-  for (const check of CHECKS) {
+export async function findMissingReference(db: Db, models: InstalledModels): Promise<ImportError | null> {
+  for (const check of referenceChecks(models)) {
     const orphan = await findOrphan(db, check);
     if (orphan) {
       return recordError(check.model, Number(orphan.pk), `refers to ${check.target} pk ${Number(orphan.target)}, which is neither in the file nor in the database`, check.field);

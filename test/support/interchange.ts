@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import type { Db } from '../../src/db/connection.js';
-import { exportFixture } from '../../src/interchange/export.js';
+import { exportFixture } from '../../src/installed-apps.js';
 
 /** A database's fixture export (what `hackerspace-api export` writes), as text. */
 export async function exportText(db: Db): Promise<string> {

@@ -6,9 +6,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { configFrom, type Config } from '../../src/config.js';
 import { openDatabase, type DatabaseHandle } from '../../src/db/connection.js';
-import { migrate as migrateToLatest } from '../../src/installed-apps.js';
+import { importRecords, migrate as migrateToLatest } from '../../src/installed-apps.js';
 import pg from 'pg';
-import { importRecords } from '../../src/interchange/import.js';
 import type { MailerOptions } from '../../src/apps/users/mail.js';
 import type { DiscoveryTiming } from '../../src/apps/users/oidc-client.js';
 

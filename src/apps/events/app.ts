@@ -13,6 +13,8 @@ import { FORM_MEMBERS, takingPartRoutes } from '../users/index.js';
 import { eventsForCalendar } from './calendar-events.js';
 import { EVENTS, MEETINGS } from './collections.js';
 import { calendarFeed, calendarSinceUs } from './web/calendar.js';
+import { EVENTS_MODELS } from './interchange.js';
+import { EVENTS_TABLES } from './tables.js';
 
 /**
  * The events and their meetings (members.md §4): `/api/events/`, `/api/meetings/`, the lists,
@@ -60,6 +62,8 @@ export const eventsApp: AppDeclaration = {
   name: 'events',
   needs: ['users'],
   migrations: {},
+  tables: EVENTS_TABLES,
+  models: EVENTS_MODELS,
   optional: true,
   collections: [EVENTS, MEETINGS],
   routes: [

@@ -43,9 +43,10 @@ const MEETING_WRITES: MemberWrites = {
 async function eventExists(db: Db, id: number): Promise<boolean> {
   return (await db.selectFrom('events').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
+import { EVENTS_TABLES } from './tables.js';
 
 /** `/api/events/`, first in the API root. */
-export const EVENTS = collection({
+export const EVENTS = collection(EVENTS_TABLES, {
   viewName: 'Event',
   rootOrder: 1,
   table: 'events',
@@ -64,7 +65,7 @@ export const EVENTS = collection({
 });
 
 /** `/api/meetings/`. */
-export const MEETINGS = collection({
+export const MEETINGS = collection(EVENTS_TABLES, {
   viewName: 'Meeting',
   rootOrder: 2,
   table: 'meetings',

@@ -40,3 +40,10 @@ export const EVENTS_TABLES = {
     indexes: ['meeting_members_user'],
   },
 } as const satisfies { readonly [T in 'events' | 'event_interested' | 'meetings' | 'meeting_members']: TableDeclaration<Database[T]> };
+
+/** The events app's tables, added to every table's declaration (db/tables.ts). */
+declare module '../../db/tables.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the declaration merges EventsTables's members into Tables.
+  interface Tables extends EventsTables {}
+}
+type EventsTables = typeof EVENTS_TABLES;

@@ -10,6 +10,8 @@ import { PROJECT_FORMS } from './forms.js';
 import { recordNotices } from '../../web/notices.js';
 import { FORM_MEMBERS, takingPartRoutes } from '../users/index.js';
 import { PROJECTS } from './collections.js';
+import { PROJECTS_MODELS } from './interchange.js';
+import { PROJECTS_TABLES } from './tables.js';
 
 /**
  * The projects (members.md §4): what members build, its maintainer and participants,
@@ -19,6 +21,8 @@ export const projectsApp: AppDeclaration = {
   name: 'projects',
   needs: ['users'],
   migrations: {},
+  tables: PROJECTS_TABLES,
+  models: PROJECTS_MODELS,
   optional: true,
   collections: [PROJECTS],
   routes: [

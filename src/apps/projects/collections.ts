@@ -2,6 +2,7 @@ import { collection } from '../../drf/collections.js';
 import type { MemberWrites } from '../../drf/member-writes.js';
 import { hasRight, mayEditProject } from '../users/index.js';
 import * as projects from './projects.js';
+import { PROJECTS_TABLES } from './tables.js';
 
 const PROJECT_RIGHTS = { add: 'projects.add_project', change: 'projects.change_project', delete: 'projects.delete_project' } as const;
 
@@ -15,7 +16,7 @@ const PROJECT_WRITES: MemberWrites = {
 };
 
 /** `/api/projects/`. */
-export const PROJECTS = collection({
+export const PROJECTS = collection(PROJECTS_TABLES, {
   viewName: 'Project',
   rootOrder: 4,
   table: 'projects',

@@ -32,3 +32,10 @@ export const PROJECTS_TABLES = {
     indexes: ['project_dependencies_dependency'],
   },
 } as const satisfies { readonly [T in 'projects' | 'project_participants' | 'project_dependencies']: TableDeclaration<Database[T]> };
+
+/** The projects app's tables, added to every table's declaration (db/tables.ts). */
+declare module '../../db/tables.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the declaration merges ProjectsTables's members into Tables.
+  interface Tables extends ProjectsTables {}
+}
+type ProjectsTables = typeof PROJECTS_TABLES;

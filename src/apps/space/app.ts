@@ -2,6 +2,8 @@ import type { AppDeclaration } from '../../http/app-declaration.js';
 import { SPACE_PANELS } from './web/panels.js';
 import { OPENINGS } from './collections.js';
 import { SPACE_ROUTES } from './routes.js';
+import { SPACE_MODELS } from './interchange.js';
+import { SPACE_TABLES } from './tables.js';
 
 /**
  * The space (web.md, api-contract.md): its openings and status, the door, the live state,
@@ -12,6 +14,8 @@ export const spaceApp: AppDeclaration = {
   // The SpaceAPI document names the key holders who show their names.
   needs: ['users'],
   migrations: {},
+  tables: SPACE_TABLES,
+  models: SPACE_MODELS,
   optional: false,
   collections: [OPENINGS],
   routes: SPACE_ROUTES,

@@ -1,6 +1,7 @@
 import { collection } from '../../drf/collections.js';
 import { FieldErrors } from '../../resources/write-errors.js';
 import * as openings from './openings.js';
+import { SPACE_TABLES } from './tables.js';
 
 /** History is about the past: a future opening would also stamp every later door report. */
 export function refuseFutureTime(input: Partial<openings.OpeningInput>, nowUs: number): void {
@@ -8,7 +9,7 @@ export function refuseFutureTime(input: Partial<openings.OpeningInput>, nowUs: n
 }
 
 /** `/api/space/openings/`, last in the API root. */
-export const OPENINGS = collection({
+export const OPENINGS = collection(SPACE_TABLES, {
   viewName: 'Openings',
   rootOrder: 5,
   table: 'openings',

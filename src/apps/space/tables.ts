@@ -13,3 +13,10 @@ export const SPACE_TABLES = {
   },
   opening_buckets: { columns: ['level', 'bucket', 'n'] },
 } as const satisfies { readonly [T in 'openings' | 'opening_buckets']: TableDeclaration<Database[T]> };
+
+/** The space app's tables, added to every table's declaration (db/tables.ts). */
+declare module '../../db/tables.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the declaration merges SpaceTables's members into Tables.
+  interface Tables extends SpaceTables {}
+}
+type SpaceTables = typeof SPACE_TABLES;

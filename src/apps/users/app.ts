@@ -10,6 +10,9 @@ import { ACCOUNT_ROUTES } from './routes/accounts.js';
 import { ADMIN_ROUTES } from './routes/admin.js';
 import { originalMemberAddress } from './routes/original-member.js';
 import { memberDetail } from './web/member-detail.js';
+import { USERS_MODELS } from './interchange/models.js';
+import { AUTH_MODELS } from './interchange/auth-models.js';
+import { USERS_TABLES } from './tables.js';
 
 /**
  * The members (members.md): accounts, sessions, rights, passkeys, single sign-on, tokens, the
@@ -32,6 +35,9 @@ export const usersApp: AppDeclaration = {
   needs: [],
   optional: false,
   migrations: USERS_MIGRATIONS,
+  tables: USERS_TABLES,
+  models: USERS_MODELS,
+  keptModels: AUTH_MODELS,
   collections: [USERS],
   // The original's `/accounts/<username>` last: any page of ours under `/accounts/` wins.
   routes: [...NAMED_ROUTES, originalMemberAddress(ACCOUNT_PAGE_NAMES)],

@@ -1,8 +1,9 @@
 import { collection } from '../../drf/collections.js';
 import * as users from './users.js';
+import { USERS_TABLES } from './tables.js';
 
 /** `/api/users/`. */
-export const USERS = collection({
+export const USERS = collection(USERS_TABLES, {
   viewName: 'User',
   rootOrder: 3,
   table: 'users',

@@ -108,3 +108,10 @@ export const USERS_TABLES = {
       | 'passkey_challenges'
   ]: TableDeclaration<Database[T]>;
 };
+
+/** The users app's tables, added to every table's declaration (db/tables.ts). */
+declare module '../../db/tables.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the declaration merges UsersTables's members into Tables.
+  interface Tables extends UsersTables {}
+}
+type UsersTables = typeof USERS_TABLES;

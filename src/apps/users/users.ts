@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import type { Db } from '../../db/connection.js';
-import { referencesTo, type ReferenceTo } from '../../db/tables.js';
+import type { ReferenceTo } from '../../db/tables.js';
 import { unusablePassword } from '../../db/unusable-password.js';
 import { countRecords } from '../../resources/counts.js';
 import type { PageWindow, RecordContext } from '../../resources/record-context.js';
@@ -124,7 +124,7 @@ export async function updateUser(db: Db, id: number, input: Partial<UserInput>, 
   return true;
 }
 
-/** How the 409 names a user's hold on a record that keeps them: one wording per refusing foreign key to users (db/tables.ts). */
+/** How the 409 names a user's hold on a record that keeps them: one wording per refusing foreign key to users (the apps' tables.ts), in the tables' order. */
 const HOLDS: Readonly<Record<ReferenceTo<'users', 'restrict' | 'no action'>, { verb: string; noun: string; role: string }>> = {
   'projects.maintainer_id': { verb: 'maintains', noun: 'project', role: 'maintainer' },
   'events.organizer_id': { verb: 'organizes', noun: 'event', role: 'organizer' },
@@ -132,27 +132,23 @@ const HOLDS: Readonly<Record<ReferenceTo<'users', 'restrict' | 'no action'>, { v
 
 /**
  * Deletes a user and the join rows that name them (participations, meeting attendances, …: the
- * foreign keys to users that cascade); refused while a record refuses to lose them (a project
- * they maintain, an event they organize), which would otherwise be left without one.
+ * foreign keys to users that cascade, which the database follows); refused while a record refuses
+ * to lose them (a project they maintain, an event they organize), which would otherwise be left
+ * without one.
  */
 export async function deleteUser(db: Db, id: number): Promise<boolean> {
   if (!(await findUser(db, id))) return false;
-  const keys = referencesTo('users');
   const uses: string[] = [];
   let held = 0;
-  for (const key of keys) {
-    if (key.onDelete === 'cascade') continue;
-    const rows = (await sql<{ id: number }>`select id from ${sql.table(key.table)} where ${sql.ref(key.column)} = ${id} order by id`.execute(db)).rows;
-    const hold = HOLDS[`${key.table}.${key.column}` as keyof typeof HOLDS];
+  for (const [key, hold] of Object.entries(HOLDS)) {
+    const [table, column] = key.split('.');
+    const rows = (await sql<{ id: number }>`select id from ${sql.table(table)} where ${sql.ref(column)} = ${id} order by id`.execute(db)).rows;
     if (rows.length > 0) uses.push(`${hold.verb} ${listIds(hold.noun, rows)}`);
     held += rows.length;
   }
   if (held > 0) {
     const roles = Object.values(HOLDS).map((hold) => hold.role);
     throw new ConflictError(`This user ${uses.join(' and ')}; give ${held > 1 ? 'them' : 'it'} another ${roles.join(' or ')} first.`);
-  }
-  for (const key of keys) {
-    if (key.onDelete === 'cascade') await sql`delete from ${sql.table(key.table)} where ${sql.ref(key.column)} = ${id}`.execute(db);
   }
   await db.deleteFrom('users').where('id', '=', id).execute();
   return true;

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { currentSpaceState } from '../../../src/apps/space/openings.js';
 import { createToken } from '../../../src/resources/tokens.js';
-import { importRecords } from '../../../src/interchange/import.js';
+import { importRecords } from '../../../src/installed-apps.js';
 import { request, type HttpResponse, idOf } from '../../support/http.js';
 import { freePort, killAll, startService, waitUntilServing, type Service } from '../../support/processes.js';
 import { freshDatabase, postgresOnly, sampleRecords, startServer, TEST_ENGINE, type FreshDatabase, type TestServer } from '../../support/server.js';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../../src/db/connection.js';
-import { importRecords } from '../../../src/interchange/import.js';
+import { importRecords } from '../../../src/installed-apps.js';
 import { createMemberToken, listMemberTokens, revokeMemberToken, MemberTokenError } from '../../../src/apps/users/member-tokens.js';
 import { createGroup, grantRights, revokeRights, setGroupRights, setMemberGroups } from '../../../src/apps/users/rights.js';
 import { listAudit } from '../../../src/resources/audit.js';

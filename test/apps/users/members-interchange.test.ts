@@ -6,12 +6,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Db } from '../../../src/db/connection.js';
-import { importRecords, ImportError } from '../../../src/interchange/import.js';
+import { ImportError } from '../../../src/interchange/import.js';
 import { grantRights, rightsOf } from '../../../src/apps/users/rights.js';
 import { user, type DumpRecord } from '../../support/contract.js';
 import { exportText } from '../../support/interchange.js';
 import { freshDatabase } from '../../support/server.js';
 import { SPEC_RIGHTS } from '../../support/members.js';
+import { importRecords } from '../../../src/installed-apps.js';
 
 const NINE = new Set<string>(SPEC_RIGHTS);
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Db } from '../../../src/db/connection.js';
-import { importRecords } from '../../../src/interchange/import.js';
+import { importRecords } from '../../../src/installed-apps.js';
 import {
   createGroup,
   deleteGroup,

@@ -2,7 +2,7 @@ import type { Db } from '../../../db/connection.js';
 import { MAX_ID } from '../../../db/schema.js';
 import { FieldReader, isPk } from '../../../interchange/field-reader.js';
 import { FieldError, ImportError, recordError, show } from '../../../interchange/import-error.js';
-import type { ImportDefaults, ModelSpec } from '../../../interchange/models.js';
+import type { ImportDefaults, KeptModels, KeptRecords, ModelSpec } from '../../../interchange/models.js';
 import { chunks, upsertRows, type PendingRow } from '../../../interchange/upsert.js';
 
 /**
@@ -15,7 +15,10 @@ import { chunks, upsertRows, type PendingRow } from '../../../interchange/upsert
  * database whose natural key the file gives another pk moves to the file's pk, with every
  * reference to it, so that everyone keeps the same rights.
  */
-export const AUTH_MODELS: ReadonlySet<string> = new Set(['contenttypes.contenttype', 'auth.permission', 'auth.group']);
+export const AUTH_MODELS: KeptModels = {
+  models: new Set(['contenttypes.contenttype', 'auth.permission', 'auth.group']),
+  start: () => new AuthModels(),
+};
 
 interface AuthRecord {
   spec: ModelSpec;
@@ -44,7 +47,7 @@ const REFERRERS = {
 } as const;
 type AuthTable = keyof typeof REFERRERS;
 
-export class AuthModels {
+export class AuthModels implements KeptRecords {
   private readonly records: AuthRecord[] = [];
   private readonly naturalLinks: NaturalLink[] = [];
   /** The users of the file: their groups and permissions are the file's, never moved with a row of the database. */
@@ -56,8 +59,13 @@ export class AuthModels {
     this.records.push({ spec, pk: isPk(pk) ? pk : null, fields });
   }
 
+  /** A record's fields: a user's with their natural-key references to groups and permissions taken out. */
+  fieldsOf(spec: ModelSpec, pk: number, fields: Record<string, unknown>): Record<string, unknown> {
+    return spec.model === 'users.user' ? this.userFields(pk, fields) : fields;
+  }
+
   /** A user's fields with their natural-key references to groups and permissions taken out (kept to resolve at the end). */
-  userFields(userPk: number, fields: Record<string, unknown>): Record<string, unknown> {
+  private userFields(userPk: number, fields: Record<string, unknown>): Record<string, unknown> {
     this.fileUsers.add(userPk);
     let copy: Record<string, unknown> | null = null;
     for (const field of ['groups', 'user_permissions'] as const) {
