@@ -47,7 +47,6 @@ const MACHINERY_STILL_IMPORTING_APPS = [
   'src/interchange/models.ts',
   'src/openapi/components.ts',
   'src/request/facts.ts',
-  'src/resources/record-context.ts',
   'src/routes/record-forms.ts',
   'src/web/details.ts',
   'src/web/record-forms.ts',

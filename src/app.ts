@@ -208,7 +208,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     }),
     mailer: config.members.mail === null ? null : new Mailer(config.members.mail, app.log, deps.mailer),
     oidc,
-    openingPositions: new OpeningPositions(),
+    pagePositions: { openingPositions: new OpeningPositions() },
     openapi: () => (openapiDocument ??= openApiDocument(config)),
     ping: sharedPing(database, pingTimeoutOf(config)),
     spaceApi: spaceApiSetup ? { setup: spaceApiSetup, latest: undefined } : null,

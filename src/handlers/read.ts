@@ -79,7 +79,7 @@ function readsOf(route: RouteMatch, collection: Collection | null): readonly Ver
 }
 
 /** The body of a GET on any API route: the root, the space's status, a page of a collection, one record, or the OpenAPI document. */
-async function buildBody({ database: { db }, config, times, avatar, openapi, openingPositions }: Services, resolved: Resolved, base: string, api: ApiRoute): Promise<unknown> {
+async function buildBody({ database: { db }, config, times, avatar, openapi, pagePositions }: Services, resolved: Resolved, base: string, api: ApiRoute): Promise<unknown> {
   const { route } = resolved;
   const style = linkStyle(base, route.suffix, resolved.format);
   if (route.kind === 'root') return rootBody(style, api.root);
@@ -110,7 +110,7 @@ async function buildBody({ database: { db }, config, times, avatar, openapi, ope
       const count = await resource.count(trx);
       const pages = pageCount(count, size);
       const page = pageNumberOf(resolved.query, pages);
-      const results = await resource.page(trx, { offset: (page - 1) * size, limit: size, openingPositions }, resolved.query, ctx);
+      const results = await resource.page(trx, { ...pagePositions, offset: (page - 1) * size, limit: size }, resolved.query, ctx);
       return { count, pages, page, results };
     });
   return {
