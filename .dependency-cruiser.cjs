@@ -41,7 +41,6 @@ const MACHINERY_STILL_IMPORTING_APPS = [
   'src/handlers/pages.ts',
   'src/handlers/read.ts',
   'src/handlers/record-forms.ts',
-  'src/handlers/write.ts',
   'src/http/services.ts',
   'src/interchange/import.ts',
   'src/interchange/models.ts',

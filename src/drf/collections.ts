@@ -2,7 +2,10 @@ import type { TObject } from '@sinclair/typebox';
 import type { Db } from '../db/connection.js';
 import type { VersionedTable } from '../db/table-versions.js';
 import { TABLES, type CollectionTable } from '../db/tables.js';
+import type { AnnouncedWrites } from '../live/writes.js';
+import type { AuditEntry } from '../resources/audit.js';
 import type { PageWindow, RecordContext } from '../resources/record-context.js';
+import type { TokenScope } from '../resources/tokens.js';
 import type { QueryPair } from './query.js';
 
 /**
@@ -34,11 +37,33 @@ export interface Collection<Path extends CollectionPath = CollectionPath, Table 
   /** Creates a record from validated fields; null where POST is not a plain create (the door's openings). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly create: ((db: Db, input: any, nowUs: number) => Promise<number>) | null;
+  /** The API's POST where it is not a plain create (the openings': a door report, apps/space/handlers/door.ts). */
+  readonly post?: (post: CollectionPost) => Promise<CollectionPosted>;
   /** Sets the given fields; false when there is no such record. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   update(db: Db, id: number, input: any, nowUs: number): Promise<boolean>;
   /** False when there is no such record; a ConflictError while others refer to it. */
   remove(db: Db, id: number): Promise<boolean>;
+}
+
+/** A POST on a collection that declares its own (`post`), as handlers/write.ts hands it over. */
+export interface CollectionPost {
+  readonly writes: AnnouncedWrites;
+  /** The body's fields, read against the collection's writable fields (a 400 when they are not valid). */
+  readonly fields: () => unknown;
+  /** The token's scope. */
+  readonly scope: TokenScope | 'member';
+  /** The audit entry of the record it writes, but the record's id (status 201). */
+  readonly audit: Omit<AuditEntry, 'recordId'>;
+  readonly nowUs: number;
+  readonly ctx: RecordContext;
+}
+
+/** What such a POST did: the record, and whether it recorded it (201 with its Location) or not (200: it was so already). */
+export interface CollectionPosted {
+  readonly created: boolean;
+  readonly id: number;
+  readonly record: unknown;
 }
 
 interface Declaration<Table extends CollectionTable, Row> extends Omit<Collection<CollectionPath, Table>, 'path' | 'page' | 'find'> {
