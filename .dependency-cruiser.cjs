@@ -44,7 +44,6 @@ const MACHINERY_STILL_IMPORTING_APPS = [
   'src/http/services.ts',
   'src/interchange/import.ts',
   'src/interchange/models.ts',
-  'src/openapi/components.ts',
   'src/request/facts.ts',
   'src/routes/record-forms.ts',
   'src/web/details.ts',
