@@ -37,7 +37,6 @@ const MACHINERY_STILL_IMPORTING_APPS = [
   'src/demo/generate.ts',
   'src/drf/auth.ts',
   'src/drf/record-writes.ts',
-  'src/handlers/api.ts',
   'src/handlers/pages.ts',
   'src/handlers/read.ts',
   'src/handlers/record-forms.ts',

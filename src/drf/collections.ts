@@ -6,7 +6,9 @@ import type { AnnouncedWrites } from '../live/writes.js';
 import type { AuditEntry } from '../resources/audit.js';
 import type { PageWindow, RecordContext } from '../resources/record-context.js';
 import type { TokenScope } from '../resources/tokens.js';
+import type { ApiView } from './api-view.js';
 import type { QueryPair } from './query.js';
+import type { CollectionPath } from './routes.js';
 
 /**
  * An API collection, declared once by the app that holds it (`src/apps/<app>/collections.ts`):
@@ -37,6 +39,8 @@ export interface Collection<Path extends CollectionPath = CollectionPath, Table 
   /** Creates a record from validated fields; null where POST is not a plain create (the door's openings). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly create: ((db: Db, input: any, nowUs: number) => Promise<number>) | null;
+  /** The API views beside it, at paths of their own, that read its table (the openings': the space's status, hours and stream). */
+  readonly views?: readonly ApiView[];
   /** The API's POST where it is not a plain create (the openings': a door report, apps/space/handlers/door.ts). */
   readonly post?: (post: CollectionPost) => Promise<CollectionPosted>;
   /** Sets the given fields; false when there is no such record. */
@@ -75,6 +79,8 @@ interface Declaration<Table extends CollectionTable, Row> extends Omit<Collectio
 /** A table's collection path, as db/tables.ts declares it. */
 type PathOf<Table extends CollectionTable> = (typeof TABLES)[Table]['collection'];
 
+export type { CollectionPath };
+
 export function collection<const Table extends CollectionTable, Row>({ list, find, toRecord, ...rest }: Declaration<Table, Row>): Collection<PathOf<Table>, Table> {
   return {
     ...rest,
@@ -86,6 +92,3 @@ export function collection<const Table extends CollectionTable, Row>({ list, fin
     },
   };
 }
-
-/** A collection's path under `/api/`, as its table's declaration gives it (db/tables.ts). */
-export type CollectionPath = (typeof TABLES)[CollectionTable]['collection'];

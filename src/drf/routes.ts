@@ -1,7 +1,10 @@
 import { MAX_ID } from '../db/schema.js';
-import type { CollectionPath } from './collections.js';
+import type { CollectionTable, TABLES } from '../db/tables.js';
 
 /** What the API's routes are (src/routes/api.ts declares them), and the grammar of their paths. */
+
+/** A collection's path under `/api/`, as its table's declaration gives it (db/tables.ts). */
+export type CollectionPath = (typeof TABLES)[CollectionTable]['collection'];
 
 export type RouteKind = 'root' | 'list' | 'detail' | 'status' | 'hours' | 'stream' | 'schema';
 

@@ -6,7 +6,6 @@ import { SAFE_METHODS, type RouteMatch } from '../drf/routes.js';
 import type { Exchange } from '../http/route.js';
 import { sendJson } from '../http/reply.js';
 import { readApi } from './read.js';
-import { stream } from '../apps/space/handlers/stream.js';
 import { write } from './write.js';
 
 /** An API route's request: its params are the route it matched, as DRF's URLconf names it. */
@@ -34,15 +33,15 @@ export async function checkApi(ex: ApiExchange, { headers, writeMethods }: ApiRo
   return resolved;
 }
 
-/** An API route's request, once checked: to the stream, OPTIONS, a write or a read. */
+/** An API route's request, once checked: to OPTIONS, a view's own answer (the stream), a write or a read. */
 export async function answerApi(ex: ApiExchange, resolved: Resolved, api: ApiRoute): Promise<FastifyReply> {
-  const { routeOf, collection } = api;
+  const { routeOf, collection, view } = api;
   const { request, reply, facts, services } = ex;
   const { config, times, avatar } = services;
   // The Host check every API route makes, the stream included (its events hold no links).
   const base = requireBase(facts.base);
   if (facts.method === 'OPTIONS') return sendJson(reply, optionsBody(resolved.route, resolved.token, collection));
-  if (resolved.route.kind === 'stream') return stream(request, reply, resolved, services.feed);
+  if (view !== null && 'answer' in view.get) return view.get.answer(ex, resolved);
   if (!SAFE_METHODS.has(facts.method)) {
     const style = linkStyle(base, resolved.route.suffix, resolved.format);
     return write(request, reply, resolved, collection!, style, recordContext(style, config, times, avatar), { writes: services.writes, timeZone: config.timeZone, routeOf });

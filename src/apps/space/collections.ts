@@ -1,6 +1,7 @@
 import { collection, type CollectionPost, type CollectionPosted } from '../../drf/collections.js';
 import { forbidden } from '../../drf/errors.js';
 import { FieldErrors } from '../../resources/write-errors.js';
+import { SPACE_VIEWS } from './api-views.js';
 import { reportDoor } from './handlers/door.js';
 import * as openings from './openings.js';
 
@@ -38,4 +39,6 @@ export const OPENINGS = collection({
     return openings.updateOpening(db, id, input);
   },
   remove: openings.deleteOpening,
+  // The space's status, hours and stream: other reads of the openings, at paths of their own.
+  views: SPACE_VIEWS,
 });
