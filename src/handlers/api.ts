@@ -40,7 +40,7 @@ export async function answerApi(ex: ApiExchange, resolved: Resolved, api: ApiRou
   const { config, times, avatar } = services;
   // The Host check every API route makes, the stream included (its events hold no links).
   const base = requireBase(facts.base);
-  if (facts.method === 'OPTIONS') return sendJson(reply, optionsBody(resolved.route, resolved.token, collection));
+  if (facts.method === 'OPTIONS') return sendJson(reply, view !== null ? view.options : optionsBody(resolved.route, resolved.token, collection));
   if (view !== null && 'answer' in view.get) return view.get.answer(ex, resolved);
   if (!SAFE_METHODS.has(facts.method)) {
     const style = linkStyle(base, resolved.route.suffix, resolved.format);
