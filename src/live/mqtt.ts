@@ -16,7 +16,7 @@ export const MAX_RECONNECT_MS = 30_000;
 const CLOSE_GRACE_MS = 2000;
 /** Every message the service publishes: kept by the broker for later subscribers, delivered at least once. */
 const RETAINED: IClientPublishOptions = { qos: 1, retain: true };
-/** How much of an unreadable door message goes into the log. */
+/** How much of an unreadable message goes into the log (preview). */
 const LOGGED_PAYLOAD_CHARS = 40;
 
 export const ONLINE = 'online';
@@ -175,7 +175,7 @@ export class MqttBridge<State> {
     this.syncRetry = null;
     const client = this.client;
     if (client === null) return;
-    // Messages already received are handled (door reports: recorded) (the database closes after this).
+    // Messages already received are handled (the database closes after this).
     await this.reports;
     const clean = client.connected && (await bounded(client.publishAsync(this.status, OFFLINE, RETAINED))) && (await bounded(client.endAsync(false)));
     if (clean) return;
@@ -193,8 +193,9 @@ export class MqttBridge<State> {
     const connection = ++this.connection;
     log.info({ broker: settings.url, clientId: this.clientId }, 'MQTT: connected');
     // Subscribed before saying `online` (the broker takes a client's packets in order): once
-    // `online` is out, the source's topic (door reports) is heard. The status topic: another process's last will (or
-    // shutdown) says `offline` while this one still serves; it says `online` again (onMessage).
+    // `online` is out, the source's topic (the door's reports) is heard. The status topic: another
+    // process's last will (or shutdown) says `offline` while this one still serves; it says
+    // `online` again (onMessage).
     const subscriptions: Record<string, { qos: 0 | 1 }> = { [this.status]: { qos: 1 } };
     if (source.hears !== null) subscriptions[source.hears.topic] = { qos: 1 };
     client.subscribe(subscriptions, (error) => {
