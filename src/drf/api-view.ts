@@ -34,6 +34,8 @@ export interface ApiView {
   readonly suffixes: boolean;
   /** Its `Vary`. */
   readonly vary: string;
+  /** It renders Server-Sent Events: it negotiates that media type (drf/negotiation.ts), not JSON or HTML. */
+  readonly eventStream?: boolean;
   /** DRF's metadata, the answer to OPTIONS (drf/metadata.ts gives the other routes'). */
   readonly options: { readonly name: string; readonly description: string; readonly renders: readonly string[]; readonly parses: readonly string[] };
   /** GET and HEAD: a cached body (`body`), or an answer of its own (`answer`: the stream). */

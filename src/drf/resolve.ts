@@ -36,12 +36,19 @@ export interface CheckedRequest {
  * Everything decided before a body is read, in DRF's order, once the route is known (301/404):
  * format (404), Accept (406), authentication (401/429), permission (403), method (405).
  */
-export async function checkRequest(request: CheckedRequest, route: RouteMatch, writeMethods: ReadonlySet<string>, db: Db, throttle: FailureThrottle): Promise<Resolved> {
+export async function checkRequest(
+  request: CheckedRequest,
+  route: RouteMatch,
+  writeMethods: ReadonlySet<string>,
+  eventStream: boolean,
+  db: Db,
+  throttle: FailureThrottle,
+): Promise<Resolved> {
   const { target } = request;
   const format = requestedFormat(route.suffix, target.query);
-  // The event stream negotiates its own media type.
+  // An event stream negotiates its own media type.
   let media: Media = 'json';
-  if (route.kind === 'stream') checkEventStreamAccept(request.headers.accept);
+  if (eventStream) checkEventStreamAccept(request.headers.accept);
   else if (request.preferred === null) throw notAcceptable();
   else media = format === 'json' ? 'json' : request.preferred;
   // Most reads present no credentials: no lookup, and no promise either.

@@ -6,7 +6,12 @@ import type { CollectionTable, TABLES } from '../db/tables.js';
 /** A collection's path under `/api/`, as its table's declaration gives it (db/tables.ts). */
 export type CollectionPath = (typeof TABLES)[CollectionTable]['collection'];
 
-export type RouteKind = 'root' | 'list' | 'detail' | 'status' | 'hours' | 'stream' | 'schema';
+/** The kinds of the apps' API views (drf/api-view.ts), each declared by its app (module augmentation: apps/space/api-views.ts). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the apps' augmentations.
+export interface ViewKinds {}
+
+/** The API's own kinds of routes, and the apps' views'. */
+export type RouteKind = 'root' | 'list' | 'detail' | 'schema' | keyof ViewKinds;
 
 export interface RouteMatch {
   kind: RouteKind;

@@ -19,13 +19,14 @@ export type { ApiRoute };
  * The checks DRF makes before reading the body (drf/resolve.ts), after the route's headers are
  * set. A valid token on a read lets the fast path answer that token's next reads.
  */
-export async function checkApi(ex: ApiExchange, { headers, writeMethods }: ApiRoute): Promise<Resolved> {
+export async function checkApi(ex: ApiExchange, { headers, writeMethods, view }: ApiRoute): Promise<Resolved> {
   const { request, reply, facts, services } = ex;
   reply.headers(headers);
   const resolved = await checkRequest(
     { method: facts.method, headers: request.headers, ip: request.ip, target: facts.target, preferred: facts.preferred },
     ex.params,
     writeMethods,
+    view?.eventStream === true,
     services.database.db,
     services.throttle,
   );

@@ -22,7 +22,7 @@ interface ApiKind {
 }
 
 const READ = ['GET', 'HEAD', 'OPTIONS'] as const;
-const KINDS: Record<Exclude<RouteKind, 'status' | 'hours' | 'stream'>, ApiKind> = {
+const KINDS: Record<'root' | 'list' | 'detail' | 'schema', ApiKind> = {
   root: { methods: READ, vary: VARY, path: () => ({ pattern: /^\/api\/(?:\.([a-z0-9]+)\/?)?$/, template: '/api/' }) },
   list: { methods: ['GET', 'POST', 'HEAD', 'OPTIONS'], vary: VARY, path: (c) => ({ pattern: apiPattern(escape(c)), template: `/api/${c}/` }) },
   detail: {

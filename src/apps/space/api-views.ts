@@ -9,6 +9,15 @@ import { stream } from './handlers/stream.js';
 import { openingHours, parseWeeks, spaceHoursRecord, WEEKS_MESSAGE } from './opening-hours.js';
 import { currentSpaceState, spaceStatusRecord } from './openings.js';
 
+declare module '../../drf/routes.js' {
+  /** The space's views, as their routes' matches name them. */
+  interface ViewKinds {
+    status: true;
+    hours: true;
+    stream: true;
+  }
+}
+
 const STATUS_OPTIONS = {
   name: 'Space Status',
   description: 'Whether the space is open, and since when (the latest opening; nulls before the first).',
@@ -107,6 +116,7 @@ export const SPACE_VIEWS: readonly ApiView[] = [
     path: 'space/stream',
     suffixes: false,
     vary: STREAM_VARY,
+    eventStream: true,
     options: STREAM_OPTIONS,
     get: { answer: ({ request, reply, services }, resolved) => stream(request, reply, resolved, services.feed) },
     openapi: (methods) =>
