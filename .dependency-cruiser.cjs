@@ -113,7 +113,7 @@ module.exports = {
       from: { path: '^src/(db|apps/[^/]+)/migrations\\.ts$' },
       to: { path: '^src/db/(tables|schema|table-versions)\\.ts$' },
     },
-    layer('resources-no-upward', 'src/resources/ may import only base, db/ and itself.', RESOURCES, [BASE, DB, RESOURCES, APPS]),
+    layer('resources-no-upward', 'src/resources/ may import only base, db/ and itself.', RESOURCES, [BASE, DB, RESOURCES]),
     feature('live'),
     feature('interchange'),
     feature('backup'),
