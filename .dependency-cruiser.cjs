@@ -15,7 +15,6 @@
  *   composition src/installed-apps.ts, src/app.ts, src/openapi/document.ts: the installed list and what is built from it
  *   top        src/cli/, src/server.ts, src/supervisor.ts
  * The machinery (every layer below apps) imports no app: the apps are handed to it (http/app-declaration.ts).
- * MACHINERY_STILL_IMPORTING_APPS names the modules not yet turned around: a ratchet, shortened, never lengthened.
  * Inside http, sub-layers, bottom to top (each may import those below it and itself):
  *   drf < request < cache < web < openapi < http < handlers < routes < app (src/app.ts and
  *   src/openapi/document.ts, which gathers the route table's path items).
@@ -31,19 +30,6 @@ const HTTP = '^src/(app\\.ts$|installed-apps\\.ts$|(http|drf|request|cache|handl
 const APPS = '^src/apps/';
 const COMPOSITION = '^src/(app|installed-apps|openapi/document)\\.ts$';
 const TOP_FOR_APPS = '^src/(cli/|server\\.ts$|supervisor\\.ts$)';
-/** The machinery modules that still import an app's module directly, each to be handed what it needs instead. */
-const MACHINERY_STILL_IMPORTING_APPS = [
-  'src/handlers/api.ts',
-  'src/handlers/read.ts',
-  'src/handlers/write.ts',
-  'src/http/metrics.ts',
-  'src/http/services.ts',
-  'src/live/mqtt.ts',
-  'src/live/webhooks.ts',
-  'src/live/writes.ts',
-  'src/openapi/components.ts',
-  'src/resources/record-context.ts',
-].map((file) => `^${file.replace(/[.]/g, '\\.')}$`);
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -79,13 +65,13 @@ function layer(name, comment, from, allowed) {
   return { name, comment, severity: 'error', from: { path: from }, to: { path: '^src/', pathNot: allowed } };
 }
 
-/** One feature module (live, interchange, …) may import the layers below it, itself, and `also`; apps only while some of its modules are on the ratchet list. */
-function feature(dir, also = [], stillImportingApps = false) {
+/** One feature module (live, interchange, …) may import the layers below it, itself, and `also`. */
+function feature(dir, also = []) {
   return layer(
     `${dir}-stays-in-its-layer`,
     `src/${dir}/ may import only base, db/, resources/ and itself${also.length > 0 ? ` (and ${also.join(', ')}/)` : ''}: not the other feature folders, HTTP or the top`,
     `^src/${dir}/`,
-    [BASE, DB, RESOURCES, ...(stillImportingApps ? [APPS] : []), `^src/(${[dir, ...also].join('|')})/`],
+    [BASE, DB, RESOURCES, `^src/(${[dir, ...also].join('|')})/`],
   );
 }
 
@@ -109,8 +95,8 @@ module.exports = {
       from: { path: '^src/(db|apps/[^/]+)/migrations\\.ts$' },
       to: { path: '^src/db/(tables|schema|table-versions)\\.ts$' },
     },
-    layer('resources-no-upward', 'src/resources/ may import only base, db/ and itself.', RESOURCES, [BASE, DB, RESOURCES, APPS]),
-    feature('live', [], true),
+    layer('resources-no-upward', 'src/resources/ may import only base, db/ and itself.', RESOURCES, [BASE, DB, RESOURCES]),
+    feature('live'),
     feature('interchange'),
     feature('backup'),
     // The demo loads its generated data through the fixture importer (demo/load.ts), as an operator's file would be.
@@ -133,10 +119,9 @@ module.exports = {
     layer('http-no-upward', 'The HTTP layer may not import the top layer (cli/, server.ts, supervisor.ts).', HTTP, [BASE, DB, RESOURCES, FEATURES, HTTP, APPS]),
     {
       name: 'machinery-imports-no-app',
-      comment:
-        'The machinery (everything below src/apps/ but the composition) knows no app: the installed list hands it the apps (http/app-declaration.ts). MACHINERY_STILL_IMPORTING_APPS lists the modules not yet turned around; none may be added.',
+      comment: 'The machinery (everything below src/apps/ but the composition) knows no app: the installed list hands it the apps (http/app-declaration.ts).',
       severity: 'error',
-      from: { path: '^src/', pathNot: [APPS, COMPOSITION, TOP_FOR_APPS, ...MACHINERY_STILL_IMPORTING_APPS] },
+      from: { path: '^src/', pathNot: [APPS, COMPOSITION, TOP_FOR_APPS] },
       to: { path: APPS },
     },
     layer('apps-below-composition', 'An app imports the machinery, not the installed list, the wiring or the commands above it.', APPS, [

@@ -21,6 +21,7 @@ import type { Services } from './http/services.js';
 import { clientError, frameworkError } from './http/transport-errors.js';
 import { MqttBridge } from './live/mqtt.js';
 import { SpaceLive } from './apps/space/live/space-live.js';
+import { spaceMqttSource } from './apps/space/live/space-mqtt.js';
 import { AnnouncedWrites } from './live/writes.js';
 import { Mailer, type MailerOptions } from './apps/users/mail.js';
 import type { DiscoveryTiming } from './apps/users/oidc-client.js';
@@ -166,7 +167,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   // MQTT (MQTT_URL): this process's changes, and the door over MQTT through the same writes. It
   // connects once the app is ready and disconnects after the server closed, before the database.
   if (config.mqtt) {
-    const mqtt = new MqttBridge({ settings: config.mqtt, database, times, writes, spaceName: site.name, log: app.log });
+    const source = spaceMqttSource({ settings: config.mqtt, database, times, writes, spaceName: site.name, log: app.log });
+    const mqtt = new MqttBridge({ settings: config.mqtt, source, log: app.log });
     live.onCommitted(mqtt.changed);
     app.addHook('onReady', async () => mqtt.start());
     metrics?.watchMqtt(() => mqtt.connected);
@@ -210,7 +212,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     mailer: config.members.mail === null ? null : new Mailer(config.members.mail, app.log, deps.mailer),
     oidc,
     viewing: memberViewing({ database, config }),
-    openingPositions: new OpeningPositions(),
+    pagePositions: { openingPositions: new OpeningPositions() },
     openapi: () => (openapiDocument ??= openApiDocument(config)),
     ping: sharedPing(database, pingTimeoutOf(config)),
     spaceApi: spaceApiSetup ? { setup: spaceApiSetup, latest: undefined } : null,

@@ -2,9 +2,14 @@ import type { TObject } from '@sinclair/typebox';
 import type { Db } from '../db/connection.js';
 import type { VersionedTable } from '../db/table-versions.js';
 import type { CollectionTable, Tables } from '../db/tables.js';
+import type { AnnouncedWrites } from '../live/writes.js';
+import type { AuditEntry } from '../resources/audit.js';
 import type { PageWindow, RecordContext } from '../resources/record-context.js';
+import type { TokenScope } from '../resources/tokens.js';
+import type { ApiView } from './api-view.js';
 import type { MemberWrites } from './member-writes.js';
 import type { QueryPair } from './query.js';
+import type { CollectionPath } from './routes.js';
 
 /**
  * An API collection, declared once by the app that holds it (`src/apps/<app>/collections.ts`):
@@ -35,6 +40,10 @@ export interface Collection<Path extends CollectionPath = CollectionPath, Table 
   /** Creates a record from validated fields; null where POST is not a plain create (the door's openings). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly create: ((db: Db, input: any, nowUs: number) => Promise<number>) | null;
+  /** The API views beside it, at paths of their own, that read its table (the openings': the space's status, hours and stream). */
+  readonly views?: readonly ApiView[];
+  /** The API's POST where it is not a plain create (the openings': a door report, apps/space/handlers/door.ts). */
+  readonly post?: (post: CollectionPost) => Promise<CollectionPosted>;
   /** Sets the given fields; false when there is no such record. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   update(db: Db, id: number, input: any, nowUs: number): Promise<boolean>;
@@ -42,6 +51,26 @@ export interface Collection<Path extends CollectionPath = CollectionPath, Table 
   remove(db: Db, id: number): Promise<boolean>;
   /** What members may write in it, by its app's rules; no member writes it without. */
   readonly memberWrites?: MemberWrites;
+}
+
+/** A POST on a collection that declares its own (`post`), as handlers/write.ts hands it over. */
+export interface CollectionPost {
+  readonly writes: AnnouncedWrites;
+  /** The body's fields, read against the collection's writable fields (a 400 when they are not valid). */
+  readonly fields: () => unknown;
+  /** The token's scope. */
+  readonly scope: TokenScope | 'member';
+  /** The audit entry of the record it writes, but the record's id (status 201). */
+  readonly audit: Omit<AuditEntry, 'recordId'>;
+  readonly nowUs: number;
+  readonly ctx: RecordContext;
+}
+
+/** What such a POST did: the record, and whether it recorded it (201 with its Location) or not (200: it was so already). */
+export interface CollectionPosted {
+  readonly created: boolean;
+  readonly id: number;
+  readonly record: unknown;
 }
 
 interface Declaration<Table extends CollectionTable, Row> extends Omit<Collection<CollectionPath, Table>, 'path' | 'page' | 'find'> {
@@ -52,6 +81,8 @@ interface Declaration<Table extends CollectionTable, Row> extends Omit<Collectio
 
 /** A table's collection path, as its declaration gives it. */
 type PathOf<Table extends CollectionTable> = Tables[Table]['collection'];
+
+export type { CollectionPath };
 
 /** A collection of one of an app's tables (`tables`: its tables.ts, whose declaration gives the path). */
 export function collection<const Table extends CollectionTable, Row>(
@@ -68,6 +99,3 @@ export function collection<const Table extends CollectionTable, Row>(
     },
   };
 }
-
-/** A collection's path under `/api/`, as its table's declaration gives it (the app's tables.ts). */
-export type CollectionPath = Tables[CollectionTable]['collection'];

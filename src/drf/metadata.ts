@@ -3,38 +3,13 @@ import { mayWrite, memberRightFor, type Caller } from './auth.js';
 import type { Collection } from './collections.js';
 import type { RouteMatch } from './routes.js';
 
-/** The event stream's OPTIONS: it renders Server-Sent Events and parses nothing. */
-export const STREAM_OPTIONS = {
-  name: 'Space Stream',
-  description: 'The space\'s state as Server-Sent Events: the current state, then one "state" event per change; Last-Event-ID resumes.',
-  renders: ['text/event-stream'],
-  parses: [] as string[],
-};
-
 /** What DRF's views say they parse. */
-const PARSES = ['application/json', 'application/x-www-form-urlencoded'];
+export const PARSES = ['application/json', 'application/x-www-form-urlencoded'];
 
-/** DRF's metadata for OPTIONS on an API route (not the stream's), with `actions` when the caller may write there. */
+/** DRF's metadata for OPTIONS on an API route (not a view's: drf/api-view.ts), with `actions` when the caller may write there. */
 export function optionsBody(route: RouteMatch, token: Caller | null, collection: Collection | null) {
-  if (route.kind === 'stream') return STREAM_OPTIONS;
   if (route.kind === 'root') {
     return { name: 'Api Root', description: 'The default basic root view for DefaultRouter', renders: ['application/json'], parses: PARSES };
-  }
-  if (route.kind === 'status') {
-    return {
-      name: 'Space Status',
-      description: 'Whether the space is open, and since when (the latest opening; nulls before the first).',
-      renders: ['application/json'],
-      parses: PARSES,
-    };
-  }
-  if (route.kind === 'hours') {
-    return {
-      name: 'Space Hours',
-      description: 'The share of time the space was open, per weekday and local hour, over the last weeks (weeks=1 to 104, default 12).',
-      renders: ['application/json'],
-      parses: PARSES,
-    };
   }
   if (route.kind === 'schema') {
     return {

@@ -41,6 +41,7 @@ export async function checkRequest(
   request: CheckedRequest,
   route: RouteMatch,
   writeMethods: ReadonlySet<string>,
+  eventStream: boolean,
   db: Db,
   throttle: FailureThrottle,
   memberTokens: MemberTokens,
@@ -48,9 +49,9 @@ export async function checkRequest(
 ): Promise<Resolved> {
   const { target } = request;
   const format = requestedFormat(route.suffix, target.query);
-  // The event stream negotiates its own media type.
+  // An event stream negotiates its own media type.
   let media: Media = 'json';
-  if (route.kind === 'stream') checkEventStreamAccept(request.headers.accept);
+  if (eventStream) checkEventStreamAccept(request.headers.accept);
   else if (request.preferred === null) throw notAcceptable();
   else media = format === 'json' ? 'json' : request.preferred;
   // Most reads present no credentials: no lookup, and no promise either.

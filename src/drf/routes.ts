@@ -1,9 +1,17 @@
 import { MAX_ID } from '../db/schema.js';
-import type { CollectionPath } from './collections.js';
+import type { CollectionTable, Tables } from '../db/tables.js';
 
 /** What the API's routes are (src/routes/api.ts declares them), and the grammar of their paths. */
 
-export type RouteKind = 'root' | 'list' | 'detail' | 'status' | 'hours' | 'stream' | 'schema';
+/** A collection's path under `/api/`, as its table's declaration gives it (the app's tables.ts). */
+export type CollectionPath = Tables[CollectionTable]['collection'];
+
+/** The kinds of the apps' API views (drf/api-view.ts), each declared by its app (module augmentation: apps/space/api-views.ts). */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the apps' augmentations.
+export interface ViewKinds {}
+
+/** The API's own kinds of routes, and the apps' views'. */
+export type RouteKind = 'root' | 'list' | 'detail' | 'schema' | keyof ViewKinds;
 
 export interface RouteMatch {
   kind: RouteKind;

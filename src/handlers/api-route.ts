@@ -1,3 +1,4 @@
+import type { ApiView } from '../drf/api-view.js';
 import type { Collection } from '../drf/collections.js';
 import type { ApiPathMatch } from '../drf/serializer.js';
 
@@ -8,6 +9,8 @@ export interface ApiRoute {
   readonly routeOf: ApiPathMatch;
   /** The collection of a list or detail route; null for the others. */
   readonly collection: Collection | null;
+  /** The view of a collection's view route (drf/api-view.ts); null for the others. */
+  readonly view: ApiView | null;
   /** The collections the API root lists: those of the apps that are on. */
   readonly root: readonly Collection[];
 }

@@ -1,19 +1,16 @@
 import type { FastifyReply } from 'fastify';
 import type { VersionedTable } from '../db/table-versions.js';
+import type { ApiViewBody } from '../drf/api-view.js';
 import type { Collection } from '../drf/collections.js';
 import type { ApiRoute } from './api-route.js';
-import { ApiError, notFound } from '../drf/errors.js';
+import { notFound } from '../drf/errors.js';
 import { apiUrl, linkStyle, pageUrl, recordContext, type LinkStyle } from '../drf/links.js';
 import { pageCount, pageNumberOf, pageSizeOf } from '../drf/pagination.js';
-import { lastValue } from '../drf/query.js';
 import type { Resolved } from '../drf/resolve.js';
 import { parseId, type RouteMatch } from '../drf/routes.js';
 import type { Exchange } from '../http/route.js';
 import { sendAnswer } from '../http/reply.js';
-import type { Services } from '../http/services.js';
 import { json } from '../json.js';
-import { openingHours, parseWeeks, spaceHoursRecord, WEEKS_MESSAGE } from '../apps/space/opening-hours.js';
-import { currentSpaceState, spaceStatusRecord } from '../apps/space/openings.js';
 import { browsablePage } from '../web/browsable.js';
 import { HTML_HEADERS, HTML_TYPE, siteFor } from '../web/layout.js';
 import { PRIVATE } from '../http/viewing.js';
@@ -34,13 +31,13 @@ export async function readApi(ex: Exchange<RouteMatch>, resolved: Resolved, base
   // The holder of a session cookie: a browsable page shows who is logged in; nothing is filed under a shared key.
   const viewer = html && facts.session !== null ? await services.viewing.of(facts) : null;
   const recipe = {
-    reads: readsOf(route, api.collection),
+    reads: readsOf(route, api),
     kind: html
-      ? { headers: { ...headers, ...HTML_HEADERS }, type: HTML_TYPE, maxAgeMs: maxAgeOf(route), route: entry.template }
-      : { headers, maxAgeMs: maxAgeOf(route), route: entry.template },
+      ? { headers: { ...headers, ...HTML_HEADERS }, type: HTML_TYPE, maxAgeMs: maxAgeOf(api), route: entry.template }
+      : { headers, maxAgeMs: maxAgeOf(api), route: entry.template },
     build: html
       ? async () => {
-          const body = await buildBody(services, resolved, base, api);
+          const body = await buildBody(ex, resolved, base, api);
           const { rawPath, rawQuery } = facts.target;
           const shown = [
             ['Allow', headers.allow],
@@ -56,7 +53,7 @@ export async function readApi(ex: Exchange<RouteMatch>, resolved: Resolved, base
             body,
           });
         }
-      : () => buildBody(services, resolved, base, api).then(json),
+      : () => buildBody(ex, resolved, base, api).then(json),
   };
   if (html) reply.headers(HTML_HEADERS);
   if (facts.key !== null) return sendAnswer(reply, await services.bodies.answer(facts.key, snapshot, request.headers, recipe));
@@ -65,33 +62,39 @@ export async function readApi(ex: Exchange<RouteMatch>, resolved: Resolved, base
   return sendAnswer(reply, { ...answer, headers: { ...answer.headers, 'cache-control': PRIVATE } });
 }
 
-/** The opening hours end at the time of the request: they may be served for a minute (web.md §3). */
-function maxAgeOf(route: RouteMatch): number | undefined {
-  return route.kind === 'hours' ? 60_000 : undefined;
+/** A view's cached body (drf/api-view.ts: the space's status and hours); null on the other routes. */
+function viewBody({ view }: ApiRoute): ApiViewBody | null {
+  return view !== null && 'body' in view.get ? view.get.body : null;
+}
+
+/** How long an answer may be served whatever the tables say: a view's that depends on the time says so. */
+function maxAgeOf(api: ApiRoute): number | undefined {
+  return viewBody(api)?.maxAgeMs;
 }
 
 /** The tables a GET on a route reads: what the cache checks its response against. */
-function readsOf(route: RouteMatch, collection: Collection | null): readonly VersionedTable[] {
+function readsOf(route: RouteMatch, api: ApiRoute): readonly VersionedTable[] {
   // The root and the OpenAPI document depend on no data.
   if (route.kind === 'root' || route.kind === 'schema') return [];
-  if (route.kind === 'status' || route.kind === 'hours') return ['openings'];
-  return collection!.reads;
+  return viewBody(api)?.reads ?? api.collection!.reads;
 }
 
-/** The body of a GET on any API route: the root, the space's status, a page of a collection, one record, or the OpenAPI document. */
-async function buildBody({ database: { db }, config, times, avatar, openapi, openingPositions }: Services, resolved: Resolved, base: string, api: ApiRoute): Promise<unknown> {
+/** The body of a GET on any API route: the root, a view's, a page of a collection, one record, or the OpenAPI document. */
+async function buildBody(ex: Exchange<RouteMatch>, resolved: Resolved, base: string, api: ApiRoute): Promise<unknown> {
+  const {
+    database: { db },
+    config,
+    times,
+    avatar,
+    openapi,
+    pagePositions,
+  } = ex.services;
   const { route } = resolved;
   const style = linkStyle(base, route.suffix, resolved.format);
   if (route.kind === 'root') return rootBody(style, api.root);
   if (route.kind === 'schema') return openapi();
-  if (route.kind === 'status') return spaceStatusRecord(await currentSpaceState(db), { time: (micros) => times.format(micros) });
-  if (route.kind === 'hours') {
-    // Over the weeks before now (the clock the door's records are timed by); a body up to 60 s old may be served.
-    const weeks = parseWeeks(lastValue(resolved.query, 'weeks'));
-    if (weeks === null) throw new ApiError(400, WEEKS_MESSAGE);
-    const untilUs = Date.now() * 1000;
-    return spaceHoursRecord(weeks, times.format(untilUs), times.timeZone, await openingHours(db, times, untilUs, weeks));
-  }
+  const view = viewBody(api);
+  if (view !== null) return view.build(ex, resolved);
   const resource = api.collection!;
   const ctx = recordContext(style, config, times, avatar);
   if (route.kind === 'detail') {
@@ -110,7 +113,7 @@ async function buildBody({ database: { db }, config, times, avatar, openapi, ope
       const count = await resource.count(trx);
       const pages = pageCount(count, size);
       const page = pageNumberOf(resolved.query, pages);
-      const results = await resource.page(trx, { offset: (page - 1) * size, limit: size, openingPositions }, resolved.query, ctx);
+      const results = await resource.page(trx, { ...pagePositions, offset: (page - 1) * size, limit: size }, resolved.query, ctx);
       return { count, pages, page, results };
     });
   return {

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../drf/auth.js';
 import type { Collection } from '../drf/collections.js';
 import { parseBody } from '../drf/body.js';
-import { forbidden, notFound } from '../drf/errors.js';
+import { notFound } from '../drf/errors.js';
 import { apiUrl, type LinkStyle } from '../drf/links.js';
 import type { Resolved } from '../drf/resolve.js';
 import { parseId } from '../drf/routes.js';
@@ -10,10 +10,7 @@ import { createRecord, deleteRecord, tokenWriter, updateRecord, type RecordWrite
 import { readFields, type ApiPathMatch } from '../drf/serializer.js';
 import { sendJson } from '../http/reply.js';
 import type { AnnouncedWrites } from '../live/writes.js';
-import { openingRecord, type OpeningInput } from '../apps/space/openings.js';
-import { refuseFutureTime } from '../apps/space/collections.js';
 import type { RecordContext } from '../resources/record-context.js';
-import { reportDoor } from '../apps/space/handlers/door.js';
 
 /** What a write needs besides the request: the announced writes, TIME_ZONE for local times, and the API's routing for hyperlinks. */
 export interface Writing {
@@ -26,7 +23,7 @@ export interface Writing {
  * POST on a collection, PUT/PATCH/DELETE on a record, as the collection's declaration says
  * (drf/collections.ts). Authentication, permission and method were checked before
  * (drf/resolve.ts). Records are written by the one write path the forms share
- * (drf/record-writes.ts); the openings' POST is the door's transaction (door.ts).
+ * (drf/record-writes.ts); a collection that declares its own POST (the openings': the door's transaction) answers it.
  */
 export async function write(
   request: FastifyRequest,
@@ -45,17 +42,13 @@ export async function write(
   const data = () => parseBody(request.headers['content-type'], request.body as Buffer | undefined);
   const recordWrite = (status: number): RecordWrite => ({ writes, writer, method: request.method, path: resolved.rawPath, status, nowUs, ctx, read: { timeZone, routeOf } });
 
-  if (route.kind === 'list' && collection.create === null) {
-    // The openings: a POST is a door report (or, with a time, an admin's backfill).
-    const input = readFields(collection.fields, data(), { mode: 'create', timeZone, routeOf }) as OpeningInput;
-    if (input.time !== undefined && token.scope !== 'admin') throw forbidden();
-    refuseFutureTime(input, nowUs);
+  if (route.kind === 'list' && collection.post !== undefined) {
     const { tokenId, tokenName } = writer;
-    const entry = { timeUs: nowUs, tokenId, tokenName, method: request.method, path: resolved.rawPath, collection: collection.path, status: 201 };
-    const recorded = await reportDoor(writes, { isOpen: input.is_open, timeUs: input.time }, entry);
-    const body = openingRecord(recorded.row, ctx);
-    if (!recorded.created) return sendJson(reply.code(200), body);
-    return sendJson(reply.code(201).header('location', apiUrl(style, collection.path, recorded.id)), body);
+    const audit = { timeUs: nowUs, tokenId, tokenName, method: request.method, path: resolved.rawPath, collection: collection.path, status: 201 };
+    const fields = () => readFields(collection.fields, data(), { mode: 'create', timeZone, routeOf });
+    const posted = await collection.post({ writes, fields, scope: token.scope, audit, nowUs, ctx });
+    if (!posted.created) return sendJson(reply.code(200), posted.record);
+    return sendJson(reply.code(201).header('location', apiUrl(style, collection.path, posted.id)), posted.record);
   }
 
   if (route.kind === 'list') {

@@ -1,16 +1,25 @@
 import type { FastifyInstance } from 'fastify';
 import type { ResponseCache } from '../cache/response-cache.js';
 import type { DatabaseHandle } from '../db/connection.js';
-import type { SpaceLive } from '../apps/space/live/space-live.js';
 import { countPendingDeliveries } from '../live/webhook-outbox.js';
+import type { DeliveryResult } from '../live/webhooks.js';
 import type { AppMetrics } from '../metrics/app-metrics.js';
 import { UNKNOWN_ROUTE } from '../metrics/request-durations.js';
-import { currentSpaceState } from '../apps/space/openings.js';
+
+/** The live parts as the metrics read them (the space's, apps/space/live/space-live.ts). */
+export interface InstrumentedLive {
+  /** The stream's clients. */
+  readonly feed: { readonly size: number };
+  /** The webhooks' attempts under way, and each one's outcome. */
+  readonly webhooks: { readonly size: number; onResult(listener: (result: DeliveryResult) => void): void };
+  /** Whether the space is open now (null before the first opening), read afresh. */
+  spaceOpen(): Promise<boolean | null>;
+}
 
 export interface InstrumentedParts {
   database: DatabaseHandle;
   cache: ResponseCache;
-  live: SpaceLive;
+  live: InstrumentedLive;
 }
 
 /**
@@ -38,7 +47,7 @@ export function instrument(app: FastifyInstance, metrics: AppMetrics, parts: Ins
       streamClients: () => live.feed.size,
       webhooksPending: () => live.webhooks.size,
       outboxPending: () => countPendingDeliveries(database.db),
-      spaceOpen: async () => (await currentSpaceState(database.db)).isOpen,
+      spaceOpen: () => live.spaceOpen(),
       pool: () => database.poolUse(),
     },
     app.log,

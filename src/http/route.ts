@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parseId } from '../drf/routes.js';
+import { parseId, type RouteMatch } from '../drf/routes.js';
 import type { Json } from '../openapi/components.js';
 import type { RequestFacts } from '../request/facts.js';
 import type { Services } from './services.js';
@@ -19,6 +19,12 @@ export interface Exchange<P = unknown> {
   readonly route: Route;
   /** What the route's match read from the path (an id, a format suffix). */
   readonly params: P;
+}
+
+declare module '../drf/api-view.js' {
+  /** An API view is handed its route's exchange. */
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the exchange, as the drf layer below may not name it.
+  interface ApiViewExchange extends Exchange<RouteMatch> {}
 }
 
 /** A route as declared in a family's file (src/routes/): how it matches, what it is called, what it answers. */

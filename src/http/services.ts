@@ -1,22 +1,22 @@
 import type { CachedBodies } from '../cache/cached-bodies.js';
 import type { FastReads } from '../cache/fast-path.js';
-import type { Representation } from '../cache/representation.js';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
 import type { MemberTokens } from '../drf/auth.js';
 import type { FailureThrottle } from '../drf/throttle.js';
-import type { SpaceFeed } from '../apps/space/live/space-feed.js';
 import type { AnnouncedWrites } from '../live/writes.js';
 import type { RequestReader } from '../request/facts.js';
-import type { OpeningPositions } from '../apps/space/openings.js';
-import type { SpaceApiSetup } from '../apps/space/spaceapi/setup.js';
+import type { PagePositions } from '../resources/record-context.js';
 import type { TimeFormatter } from '../time.js';
 import type { PageTimes } from '../web/format.js';
 import type { Site } from '../web/layout.js';
 import type { Viewing } from './viewing.js';
 
 import type { ApiPathMatch } from '../drf/serializer.js';
-/** The app's parts that routes use, made once by buildApp (app.ts) and handed to each request's Exchange. */
+/**
+ * The app's parts that routes use, made once by buildApp (app.ts) and handed to each request's
+ * Exchange. An app adds the parts only its own routes use (module augmentation: apps/space/services.ts).
+ */
 export interface Services {
   readonly config: Config;
   readonly database: DatabaseHandle;
@@ -32,18 +32,16 @@ export interface Services {
   readonly notices: Readonly<Record<string, string>>;
   /** The API route a percent-decoded path names, among the apps that are on: hyperlinks in forms' and bodies' fields are read with it. */
   readonly routeOf: ApiPathMatch;
-  readonly feed: SpaceFeed;
   readonly writes: AnnouncedWrites;
   readonly throttle: FailureThrottle;
   /** Members' personal tokens, as the API's authentication checks them (apps/users/member-tokens.ts). */
   readonly memberTokens: MemberTokens;
   /** Who looks at a page: the session's member (apps/users); the users app adds its own parts to Services (apps/users/services.ts). */
   readonly viewing: Viewing;
-  readonly openingPositions: OpeningPositions;
+  /** Where deep pages start, kept between requests (the collections' page windows carry them). */
+  readonly pagePositions: PagePositions;
   /** The OpenAPI document served at /api/schema/, built on first request. */
   readonly openapi: () => unknown;
   /** One database ping shared by the health checks that overlap: null when it answered in time, else what went wrong. */
   readonly ping: () => Promise<unknown>;
-  /** The operator's SpaceAPI file and the document last built from it; null without SPACEAPI_CONFIG. */
-  readonly spaceApi: { readonly setup: SpaceApiSetup; latest: Representation | undefined } | null;
 }

@@ -1,12 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IClientPublishOptions, MqttClient } from 'mqtt';
 import type { MqttSettings } from '../config.js';
-import type { DatabaseHandle } from '../db/connection.js';
-import { json } from '../json.js';
-import { currentSpaceState, spaceStatusRecord, type SpaceState } from '../apps/space/openings.js';
-import type { TimeFormatter } from '../time.js';
-import { reportDoor } from '../apps/space/live/door.js';
-import type { AnnouncedWrites } from './writes.js';
 
 export interface MqttLog {
   debug(object: object, message: string): void;
@@ -22,119 +16,95 @@ export const MAX_RECONNECT_MS = 30_000;
 const CLOSE_GRACE_MS = 2000;
 /** Every message the service publishes: kept by the broker for later subscribers, delivered at least once. */
 const RETAINED: IClientPublishOptions = { qos: 1, retain: true };
-/** How much of an unreadable door message goes into the log. */
+/** How much of an unreadable message goes into the log (preview). */
 const LOGGED_PAYLOAD_CHARS = 40;
 
 export const ONLINE = 'online';
 export const OFFLINE = 'offline';
 
-/** The topics under MQTT_TOPIC_PREFIX. */
-export function mqttTopics(prefix: string): { state: string; open: string; status: string } {
-  return { state: `${prefix}/state`, open: `${prefix}/state/open`, status: `${prefix}/status` };
+/** `<prefix>/status`: `online` while the service is connected, `offline` otherwise. */
+export function statusTopic(prefix: string): string {
+  return `${prefix}/status`;
 }
 
-/** A door sensor's report: `open`/`true`/`1` or `closed`/`false`/`0`, trimmed, in any case; null for anything else. */
-export function parseDoorPayload(payload: Buffer): boolean | null {
-  if (payload.length > 32) return null;
-  const text = payload.toString('utf8').trim().toLowerCase();
-  if (text === 'open' || text === 'true' || text === '1') return true;
-  if (text === 'closed' || text === 'false' || text === '0') return false;
-  return null;
-}
-
-/** The body of `<prefix>/state`: exactly the body of `/api/space/status/`. */
-export function stateBody(state: SpaceState, times: TimeFormatter): Buffer {
-  return json(spaceStatusRecord(state, { time: (micros) => times.format(micros) }));
+/** One retained message. */
+export interface MqttMessage {
+  readonly topic: string;
+  readonly payload: Buffer;
 }
 
 /**
- * `<prefix>/state/open`: `true` or `false`; while no state was ever recorded, an empty message,
- * which deletes a retained value (so that a subscriber never reads a stale one as current).
+ * What an app publishes and hears over MQTT (the space's: apps/space/live/space-mqtt.ts): its
+ * state, retained, on every change and on every connection, and the messages of one topic it
+ * subscribes to.
  */
-export function openPayload(state: SpaceState): Buffer {
-  return Buffer.from(state.isOpen === null ? '' : String(state.isOpen));
-}
-
-/**
- * Home Assistant's MQTT discovery: one binary sensor (a door: on is open) for the space, available
- * while the service's status is `online`, with the status body's fields as attributes.
- */
-export function homeAssistantDiscovery(prefix: string, spaceName: string): { topic: string; payload: Buffer } {
-  const topics = mqttTopics(prefix);
-  // Discovery's node and object ids allow [a-zA-Z0-9_-] only.
-  const nodeId = prefix.replace(/[^a-zA-Z0-9_-]/g, '_');
-  const config = {
-    name: 'Door',
-    unique_id: `hackerspace_api_${nodeId}_open`,
-    state_topic: topics.open,
-    payload_on: 'true',
-    payload_off: 'false',
-    device_class: 'door',
-    json_attributes_topic: topics.state,
-    availability_topic: topics.status,
-    payload_available: ONLINE,
-    payload_not_available: OFFLINE,
-    qos: 1,
-    device: { identifiers: [`hackerspace_api_${nodeId}`], name: spaceName, manufacturer: 'hackerspace-api', model: 'hackerspace-api' },
-  };
-  return { topic: `homeassistant/binary_sensor/${nodeId}/config`, payload: json(config) };
+export interface MqttSource<State> {
+  /** What the log calls the state (`the space state`). */
+  readonly name: string;
+  /** The state now, read afresh on each connection (a restarted broker may have lost everything). */
+  current(): Promise<State>;
+  /** The retained messages that say `state`, in the order they are published. */
+  messages(state: State): readonly MqttMessage[];
+  /** What a log line says of a state. */
+  logged(state: State): object;
+  /** Published, retained, on each connection before `online` (Home Assistant's discovery). */
+  onConnect(): readonly MqttMessage[];
+  /** The topic it subscribes to, and what a message on it does (one at a time, in the order received; never throws); null for none. */
+  readonly hears: { readonly topic: string; hear(payload: Buffer): Promise<void> } | null;
 }
 
 /** A message's start, for a log line: never more than a few dozen characters of it. */
-function preview(payload: Buffer): string {
+export function preview(payload: Buffer): string {
   const text = payload.subarray(0, LOGGED_PAYLOAD_CHARS * 4).toString('utf8');
   return text.length > LOGGED_PAYLOAD_CHARS || payload.length > LOGGED_PAYLOAD_CHARS * 4 ? `${text.slice(0, LOGGED_PAYLOAD_CHARS)}…` : text;
 }
 
-function errorOf(error: unknown): { error: string } {
+/** An error as a log line gives it: its code, else its message. */
+export function errorOf(error: unknown): { error: string } {
   const err = error as { code?: unknown; message?: unknown };
   return { error: typeof err.code === 'string' ? err.code : String(err.message ?? error) };
 }
 
-export interface MqttBridgeOptions {
+export interface MqttBridgeOptions<State> {
   settings: MqttSettings;
-  database: DatabaseHandle;
-  times: TimeFormatter;
-  /** The door's reports over MQTT are recorded through these, as the HTTP door's are. */
-  writes: AnnouncedWrites;
-  /** Home Assistant's device name: the space's name, as on the web pages. */
-  spaceName: string;
+  /** What is published and heard. */
+  source: MqttSource<State>;
   log: MqttLog;
 }
 
 /**
- * The MQTT bridge (MQTT_URL). It publishes the space's state, retained, on `<prefix>/state` (the
- * body of /api/space/status/) and `<prefix>/state/open` (`true`/`false`): on every change this
- * process commits (`changed`, called by SpaceLive after the stream and the webhooks, so that with
- * several processes each change is published once, by the process that recorded it), and on every
- * connection, read afresh from the database (any process: a restarted broker may have lost
- * everything). `<prefix>/status` is `online` while connected, `offline` otherwise (the last will,
- * and on shutdown). With MQTT_HOMEASSISTANT, the discovery config is published on each connection.
+ * The MQTT bridge (MQTT_URL). It publishes its source's state, retained (the space's: `<prefix>/state`
+ * and `<prefix>/state/open`, apps/space/live/space-mqtt.ts): on every change this process commits
+ * (`changed`, called by the app after the stream and the webhooks, so that with several processes
+ * each change is published once, by the process that recorded it), and on every connection, read
+ * afresh from the database (any process: a restarted broker may have lost everything).
+ * `<prefix>/status` is `online` while connected, `offline` otherwise (the last will, and on
+ * shutdown). The source's connection messages (Home Assistant's discovery) go out on each connection.
  *
- * With MQTT_DOOR_TOPIC, the door's reports on that topic are recorded by the door's transaction
- * (apps/space/live/door.ts: change-only, audited, streamed, sent to webhooks), one at a time in their order.
+ * The messages of the topic the source hears (the door's reports, MQTT_DOOR_TOPIC) are handed to
+ * it one at a time in their order.
  *
  * Nothing here waits for the broker: publishing is fire-and-forget after the commit, and while the
  * broker is away changes are not queued (the connection publishes the state it then reads). The
  * client reconnects after 1 s, then 2, 4… up to 30 s between attempts.
  */
-export class MqttBridge {
+export class MqttBridge<State> {
   private client: MqttClient | null = null;
-  private readonly topics: ReturnType<typeof mqttTopics>;
+  private readonly status: string;
   private readonly clientId = `hackerspace-${randomBytes(5).toString('hex')}`;
   private closed = false;
   private reconnectMs = FIRST_RECONNECT_MS;
   /** The state's publications, one at a time, in the order of the changes. */
   private publishing: Promise<void> = Promise.resolve();
-  /** The door's reports, recorded one at a time, in the order received. */
+  /** The messages heard, handled one at a time, in the order received. */
   private reports: Promise<void> = Promise.resolve();
   /** Counts connections: a read of the state for an earlier one is not published. */
   private connection = 0;
   private syncRetry: NodeJS.Timeout | null = null;
   private syncRetryMs = FIRST_RECONNECT_MS;
 
-  constructor(private readonly options: MqttBridgeOptions) {
-    this.topics = mqttTopics(options.settings.topicPrefix);
+  constructor(private readonly options: MqttBridgeOptions<State>) {
+    this.status = statusTopic(options.settings.topicPrefix);
   }
 
   /** Whether the broker is connected now (for tests and logs). */
@@ -164,7 +134,7 @@ export class MqttBridge {
       reconnectOnConnackError: true,
       // Subscriptions are made again on each connection (onConnect).
       resubscribe: false,
-      will: { topic: this.topics.status, payload: Buffer.from(OFFLINE), qos: 1, retain: true },
+      will: { topic: this.status, payload: Buffer.from(OFFLINE), qos: 1, retain: true },
     });
     this.client = client;
     client.on('connect', () => this.onConnect(client));
@@ -186,10 +156,10 @@ export class MqttBridge {
     log.info({ broker: settings.url, clientId: this.clientId, prefix: settings.topicPrefix, door: settings.doorTopic }, 'MQTT: connecting');
   }
 
-  /** After the commit of a change of the space's state by this process (never throws, never waits). */
-  readonly changed = (state: SpaceState): void => {
+  /** After the commit of a change of the state by this process (never throws, never waits). */
+  readonly changed = (state: State): void => {
     if (this.closed) {
-      this.options.log.warn({ id: state.id }, 'MQTT: a change committed during shutdown was not published');
+      this.options.log.warn(this.options.source.logged(state), 'MQTT: a change committed during shutdown was not published');
       return;
     }
     // While disconnected nothing is queued: the next connection publishes what the database says then.
@@ -205,9 +175,9 @@ export class MqttBridge {
     this.syncRetry = null;
     const client = this.client;
     if (client === null) return;
-    // Door reports already received are recorded (the database closes after this).
+    // Messages already received are handled (the database closes after this).
     await this.reports;
-    const clean = client.connected && (await bounded(client.publishAsync(this.topics.status, OFFLINE, RETAINED))) && (await bounded(client.endAsync(false)));
+    const clean = client.connected && (await bounded(client.publishAsync(this.status, OFFLINE, RETAINED))) && (await bounded(client.endAsync(false)));
     if (clean) return;
     // Not connected, or the broker does not answer: drop the connection (its last will says `offline`).
     if (client.connected) this.options.log.warn({ broker: this.options.settings.url }, 'MQTT: the broker did not acknowledge "offline" at shutdown');
@@ -217,24 +187,22 @@ export class MqttBridge {
 
   private onConnect(client: MqttClient): void {
     if (this.closed) return;
-    const { settings, log } = this.options;
+    const { settings, source, log } = this.options;
     this.reconnectMs = FIRST_RECONNECT_MS;
     client.options.reconnectPeriod = FIRST_RECONNECT_MS;
     const connection = ++this.connection;
     log.info({ broker: settings.url, clientId: this.clientId }, 'MQTT: connected');
     // Subscribed before saying `online` (the broker takes a client's packets in order): once
-    // `online` is out, door reports are heard. The status topic: another process's last will (or
-    // shutdown) says `offline` while this one still serves; it says `online` again (onMessage).
-    const subscriptions: Record<string, { qos: 0 | 1 }> = { [this.topics.status]: { qos: 1 } };
-    if (settings.doorTopic !== null) subscriptions[settings.doorTopic] = { qos: 1 };
+    // `online` is out, the source's topic (the door's reports) is heard. The status topic: another
+    // process's last will (or shutdown) says `offline` while this one still serves; it says
+    // `online` again (onMessage).
+    const subscriptions: Record<string, { qos: 0 | 1 }> = { [this.status]: { qos: 1 } };
+    if (source.hears !== null) subscriptions[source.hears.topic] = { qos: 1 };
     client.subscribe(subscriptions, (error) => {
       if (error && !this.closed) log.error({ broker: settings.url, ...errorOf(error) }, 'MQTT: could not subscribe');
     });
-    if (settings.homeAssistant) {
-      const discovery = homeAssistantDiscovery(settings.topicPrefix, this.options.spaceName);
-      this.publish(discovery.topic, discovery.payload);
-    }
-    this.publish(this.topics.status, Buffer.from(ONLINE));
+    for (const message of source.onConnect()) this.publish(message.topic, message.payload);
+    this.publish(this.status, Buffer.from(ONLINE));
     this.syncRetryMs = FIRST_RECONNECT_MS;
     this.sync(connection);
   }
@@ -243,12 +211,12 @@ export class MqttBridge {
   private sync(connection: number): void {
     this.enqueue(async () => {
       if (this.closed || connection !== this.connection || !this.connected) return;
-      let state: SpaceState;
+      let state: State;
       try {
-        state = await currentSpaceState(this.options.database.db);
+        state = await this.options.source.current();
       } catch (error) {
         if (this.closed || connection !== this.connection) return;
-        this.options.log.warn({ ...errorOf(error), retryInMs: this.syncRetryMs }, 'MQTT: cannot read the space state to publish it; retrying');
+        this.options.log.warn({ ...errorOf(error), retryInMs: this.syncRetryMs }, `MQTT: cannot read ${this.options.source.name} to publish it; retrying`);
         this.syncRetry = setTimeout(() => {
           this.syncRetry = null;
           this.sync(connection);
@@ -261,14 +229,14 @@ export class MqttBridge {
   }
 
   private enqueue(task: () => void | Promise<void>): void {
-    this.publishing = this.publishing.then(task).catch((error: unknown) => this.options.log.error({ err: error }, 'MQTT: could not publish the space state'));
+    this.publishing = this.publishing.then(task).catch((error: unknown) => this.options.log.error({ err: error }, `MQTT: could not publish ${this.options.source.name}`));
   }
 
-  private publishState(state: SpaceState): void {
+  private publishState(state: State): void {
     if (this.closed || !this.connected) return;
-    this.publish(this.topics.state, stateBody(state, this.options.times));
-    this.publish(this.topics.open, openPayload(state));
-    this.options.log.debug({ id: state.id, is_open: state.isOpen }, 'MQTT: state published');
+    const { source, log } = this.options;
+    for (const message of source.messages(state)) this.publish(message.topic, message.payload);
+    log.debug(source.logged(state), 'MQTT: state published');
   }
 
   private publish(topic: string, payload: Buffer): void {
@@ -279,31 +247,13 @@ export class MqttBridge {
 
   private onMessage(topic: string, payload: Buffer): void {
     if (this.closed) return;
-    const { doorTopic } = this.options.settings;
-    if (topic === this.topics.status) {
-      if (payload.toString('utf8') === OFFLINE && this.connected) this.publish(this.topics.status, Buffer.from(ONLINE));
+    const { hears } = this.options.source;
+    if (topic === this.status) {
+      if (payload.toString('utf8') === OFFLINE && this.connected) this.publish(this.status, Buffer.from(ONLINE));
       return;
     }
-    if (topic !== doorTopic) return;
-    const isOpen = parseDoorPayload(payload);
-    if (isOpen === null) {
-      this.options.log.warn({ topic, bytes: payload.length, payload: preview(payload) }, 'MQTT: ignored a message on the door topic (expected open, closed, true, false, 1 or 0)');
-      return;
-    }
-    this.reports = this.reports.then(() => this.recordReport(topic, isOpen));
-  }
-
-  private async recordReport(topic: string, isOpen: boolean): Promise<void> {
-    try {
-      const recorded = await reportDoor(
-        this.options.writes,
-        { isOpen },
-        { timeUs: Date.now() * 1000, tokenId: null, tokenName: `mqtt:${topic}`, method: 'MQTT', path: topic, collection: 'space/openings', status: 201 },
-      );
-      this.options.log[recorded.created ? 'info' : 'debug']({ topic, is_open: isOpen, id: recorded.id, created: recorded.created }, 'MQTT: door report');
-    } catch (error) {
-      this.options.log.error({ topic, is_open: isOpen, ...errorOf(error) }, 'MQTT: could not record the door report');
-    }
+    if (topic !== hears?.topic) return;
+    this.reports = this.reports.then(() => hears.hear(payload));
   }
 }
 

@@ -1,10 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { WebhookSettings } from '../config.js';
 import type { Db } from '../db/connection.js';
-import { spaceStatusRecord, type SpaceState } from '../apps/space/openings.js';
-import type { TimeFormatter } from '../time.js';
-import { json } from '../json.js';
-import { eventIdOf, PROCESS_ORIGIN } from '../apps/space/live/space-changes.js';
+import { PROCESS_ORIGIN } from './process-origin.js';
 import {
   claimDueDeliveries,
   countPendingDeliveries,
@@ -47,9 +44,11 @@ export function signature(secret: string, body: Buffer | string): string {
   return 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
 }
 
-/** The body of a webhook: `{"id": <event id>, "event": "state", "state": {"is_open": …, "since": …}}`. */
-export function webhookBody(state: SpaceState, times: TimeFormatter): Buffer {
-  return json({ id: eventIdOf(state), event: 'state', state: spaceStatusRecord(state, { time: (micros) => times.format(micros) }) });
+/** What is sent of a change: its event's name (X-Webhook-Event), its id and its body, fixed byte for byte when recorded. */
+export interface WebhookEvent {
+  readonly event: string;
+  readonly eventId: number;
+  readonly body: Buffer;
 }
 
 /**
@@ -90,7 +89,7 @@ interface Target {
 export type DeliveryResult = 'delivered' | 'failed' | 'abandoned';
 
 /**
- * POSTs every change of the space's state to each configured URL, signed with the shared secret,
+ * POSTs every change (the space's state: the app that owns it says what a change's event is) to each configured URL, signed with the shared secret,
  * through the outbox (webhook-outbox.ts): `record` inserts the deliveries in the change's own
  * transaction (live/writes.ts calls it), and this process's worker, kicked after the commit,
  * claims and attempts them. Sending never blocks or fails the write that caused it. A delivery
@@ -107,7 +106,7 @@ export type DeliveryResult = 'delivered' | 'failed' | 'abandoned';
  * (OUTBOX_POLL_MS) and at the due time of the next retry. A row whose URL is no longer in
  * WEBHOOK_URLS is abandoned when due, unattempted; without WEBHOOK_URLS nothing is claimed.
  */
-export class WebhookSender {
+export class WebhookSender<Change> {
   private readonly targets = new Map<string, Target>();
   private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly listeners: ((result: DeliveryResult) => void)[] = [];
@@ -123,7 +122,8 @@ export class WebhookSender {
   constructor(
     private readonly db: Db,
     private readonly settings: WebhookSettings,
-    private readonly times: TimeFormatter,
+    /** A change's event, as its app spells it. */
+    private readonly eventOf: (change: Change) => WebhookEvent,
     private readonly log: WebhookLog,
     /** Whose claims are this worker's: unique per process, and per app in a process (tests run several). */
     private readonly owner: string = `${PROCESS_ORIGIN}-${randomBytes(4).toString('hex')}`,
@@ -144,15 +144,16 @@ export class WebhookSender {
   }
 
   /**
-   * In the transaction of a change of the space's state: its deliveries, one row per URL, so that
-   * they commit with the change or not at all. The body is fixed here, byte for byte.
+   * In the transaction of a change: its deliveries, one row per URL, so that they commit with the
+   * change or not at all. The body is fixed here, byte for byte.
    */
-  readonly record = async (trx: Db, state: SpaceState): Promise<void> => {
+  readonly record = async (trx: Db, change: Change): Promise<void> => {
     if (!this.enabled) return;
+    const { event, eventId, body } = this.eventOf(change);
     await enqueueDeliveries(trx, {
-      event: 'state',
-      eventId: eventIdOf(state),
-      body: webhookBody(state, this.times).toString('utf8'),
+      event,
+      eventId,
+      body: body.toString('utf8'),
       targets: [...this.settings.urls].map((url) => ({ url, origin: describeWebhook(url) })),
       nowUs: Date.now() * 1000,
       firstRetryMs: this.settings.firstRetryMs,

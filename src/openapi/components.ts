@@ -1,8 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Config } from '../config.js';
 import type { optionsBody } from '../drf/metadata.js';
-import { DEFAULT_EVENT_ORDER } from '../apps/events/events.js';
-import { DEFAULT_WEEKS, MAX_WEEKS } from '../apps/space/opening-hours.js';
 import type { FieldMessages } from '../resources/write-errors.js';
 
 /**
@@ -131,8 +129,8 @@ export function refs(statuses: Partial<Record<number, ResponseName>>): Record<st
   return responses;
 }
 
-/** The parameters operations refer to (`#/components/parameters/<name>`). */
-export function parameters(options: OpenApiOptions): Json {
+/** The parameters operations refer to (`#/components/parameters/<name>`): the API's, with the apps' (`apps`) after pagination's. */
+export function parameters(options: OpenApiOptions, apps: Json): Json {
   return {
     id: {
       name: 'id',
@@ -154,26 +152,7 @@ export function parameters(options: OpenApiOptions): Json {
       description: 'A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.`',
       schema: { anyOf: [{ type: 'integer', minimum: 1 }, { const: 'last' }] },
     },
-    ordering: {
-      name: 'ordering',
-      in: 'query',
-      description: `Comma-separated fields among ${DEFAULT_EVENT_ORDER.map(({ field }) => `\`${field}\``).join(', ')}, \`-\` for descending; unknown ones are ignored. Default: \`${DEFAULT_EVENT_ORDER.map(({ field }) => field).join(',')}\`, then id.`,
-      schema: { type: 'string' },
-      example: '-start',
-    },
-    weeks: {
-      name: 'weeks',
-      in: 'query',
-      description: 'Over how many weeks before now; anything else is a 400',
-      schema: { type: 'integer', minimum: 1, maximum: MAX_WEEKS, default: DEFAULT_WEEKS },
-    },
-    'Last-Event-ID': {
-      name: 'Last-Event-ID',
-      in: 'header',
-      description: 'Resume after this event id (EventSource sends it by itself when it reconnects)',
-      schema: { type: 'integer', minimum: 0 },
-    },
-    lastEventId: { name: 'lastEventId', in: 'query', description: 'The same, for a client that cannot set the header', schema: { type: 'integer', minimum: 0 } },
+    ...apps,
     'If-None-Match': { name: 'If-None-Match', in: 'header', description: 'An ETag received before (or `*`): 304 while it still matches', schema: { type: 'string' } },
     'If-Modified-Since': { name: 'If-Modified-Since', in: 'header', description: 'Honoured when there is no If-None-Match', schema: { type: 'string' } },
     page_size: {

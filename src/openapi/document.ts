@@ -23,6 +23,8 @@ import {
 } from './components.js';
 import { schemaName } from './operations.js';
 import { spaceApiSchemas } from '../apps/space/openapi/spaceapi-schema.js';
+import { SPACE_PARAMETERS } from '../apps/space/openapi/parameters.js';
+import { EVENTS_PARAMETERS } from '../apps/events/openapi.js';
 
 export type { OpenApiOptions } from './components.js';
 
@@ -115,7 +117,7 @@ export function openApiDocument(options: OpenApiOptions): Json {
     components: {
       schemas,
       responses: RESPONSES,
-      parameters: parameters(options),
+      parameters: parameters(options, { ...EVENTS_PARAMETERS, ...SPACE_PARAMETERS }),
       headers: HEADERS,
       securitySchemes: {
         Token: {

@@ -1,5 +1,5 @@
 import type { Collection, CollectionPath } from '../drf/collections.js';
-import { optionsBody, STREAM_OPTIONS } from '../drf/metadata.js';
+import { optionsBody } from '../drf/metadata.js';
 import type { RouteKind, RouteMatch } from '../drf/routes.js';
 import { ETAG, FORMATS, parameter, ref, refs, type Json, type ResponseName } from './components.js';
 
@@ -17,7 +17,7 @@ const ROUTE_ERRORS = { 401: 'Unauthorized', 404: 'NotFound', 406: 'NotAcceptable
 const OTHER_METHODS = { description: 'Any other method', responses: refs({ ...ROUTE_ERRORS, 403: 'Forbidden', 405: 'MethodNotAllowed' }) };
 
 /** What one API route is, for its path item. */
-interface RouteSpec {
+export interface RouteSpec {
   kind: RouteKind;
   tag: string;
   /** DRF's view name (OPTIONS `name`): operation ids are the method and this name. */
@@ -81,7 +81,7 @@ function readOperation(spec: RouteSpec, method: string, suffixes: boolean): Json
 }
 
 /** A JSON body, and for a person's browser the same answer as the browsable HTML page. */
-function jsonOrHtml(schema: Json): Json {
+export function jsonOrHtml(schema: Json): Json {
   return { 'application/json': { schema }, 'text/html': { schema: ref('BrowsablePage') } };
 }
 
@@ -133,26 +133,16 @@ function writeOperation(collection: Collection, name: string, kind: 'list' | 'de
 /** Query parameters a collection's list takes beyond pagination (what its `list` reads from the query). */
 const LIST_QUERY: Partial<Record<CollectionPath, Json[]>> = { events: [parameter('ordering')] };
 
-/** The API root, the space's status and hours, and this document: one path each, no id. */
+/** The API root and this document: one path each, no id. */
 const SINGLES = {
   root: { path: '/api/', tag: 'api', get: { description: "Each collection's URL", content: jsonOrHtml(ref('ApiRoot')), cached: true } },
-  status: {
-    path: '/api/space/status/',
-    tag: 'space',
-    get: {
-      description: 'The latest opening\'s state and time; `{"is_open": null, "since": null}` before the first',
-      content: jsonOrHtml(ref('SpaceStatus')),
-      cached: true,
-    },
-  },
-  hours: {
-    path: '/api/space/hours/',
-    tag: 'space',
-    get: { description: 'Per weekday (Monday first) and local hour, the share of the time the space was open', content: jsonOrHtml(ref('SpaceHours')), cached: true },
-    more: { parameters: [parameter('weeks')], readErrors: { 400: 'BadRequest' } } as Partial<RouteSpec>,
-  },
   schema: { path: '/api/schema/', tag: 'api', get: { description: 'This document', content: jsonOrHtml(ref('OpenApiDocument')), cached: true } },
 } as const;
+
+/** A read-only API view (drf/api-view.ts: the space's status, hours and stream) at `path`: its spec names it as its OPTIONS does. */
+export function viewPathItem(path: string, spec: RouteSpec, methods: readonly string[], suffixes: boolean): Json {
+  return { [path]: pathItem(spec, methods, suffixes) };
+}
 
 /** A route outside the collections (one path, no id), described as OPTIONS names it. */
 export function singlePathItem(kind: keyof typeof SINGLES, methods: readonly string[]): Json {
@@ -189,31 +179,6 @@ export function recordPathItem(collection: Collection<CollectionPath>, methods: 
     write: (method) => writeOperation(collection, name, 'detail', method),
   };
   return { [`/api/${collection.path}/{id}/`]: { ...pathItem(spec, methods, true), parameters: [parameter('id')] } };
-}
-
-/** The space's state as Server-Sent Events. */
-export function streamPathItem(methods: readonly string[]): Json {
-  return {
-    '/api/space/stream/': pathItem(
-      {
-        kind: 'stream',
-        tag: 'space',
-        name: STREAM_OPTIONS.name,
-        description: STREAM_OPTIONS.description,
-        get: {
-          description:
-            'Server-Sent Events. On connect the current state (or, with `Last-Event-ID`, the changes since that event, oldest first, at most 1,000), then one event per change:\n\n' +
-            "```\nevent: state\nid: <the opening's id; 0 before the first>\ndata: <the body of /api/space/status/, see SpaceStatus>\n\n```\n\n" +
-            'A comment line `: heartbeat` keeps idle connections open. `Accept` must admit `text/event-stream` (`*/*` and `text/*` do), else 406.',
-          content: { 'text/event-stream': { schema: { type: 'string', description: 'event: state / id: <id> / data: <SpaceStatus JSON>, one blank line after each' } } },
-          cached: false,
-        },
-        parameters: [parameter('Last-Event-ID'), parameter('lastEventId')],
-      },
-      methods,
-      false,
-    ),
-  };
 }
 
 /** A collection's name in `components.schemas`: DRF's view name (`Event`, `Openings`). */

@@ -1,4 +1,3 @@
-import type { OpeningPositions } from '../apps/space/opening-positions.js';
 /**
  * What a record needs to know about the request that reads it: how to spell hyperlinks (base URL
  * and format), times (zone) and avatars. Built once per request by the HTTP layer (or by any
@@ -18,10 +17,15 @@ export interface RecordContext {
   readonly avatarField: 'avatar' | 'gravatar';
 }
 
+/**
+ * What the service keeps between requests to find where deep pages start, each part optional: the
+ * app whose collection keeps one declares it (module augmentation: apps/space/opening-positions.ts).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the apps' augmentations.
+export interface PagePositions {}
+
 /** One page of a collection: `offset` records skipped, at most `limit` returned. */
-export interface PageWindow {
+export interface PageWindow extends PagePositions {
   offset: number;
   limit: number;
-  /** Where deep pages of openings start, kept between requests (openings.ts); optional. */
-  openingPositions?: OpeningPositions;
 }

@@ -1,17 +1,18 @@
+import type { ApiView } from '../drf/api-view.js';
 import type { Collection } from '../drf/collections.js';
-import { STREAM_VARY, VARY } from '../drf/headers.js';
+import { VARY } from '../drf/headers.js';
 import type { Resolved } from '../drf/resolve.js';
 import type { ApiPathMatch } from '../drf/serializer.js';
 import { apiPattern, type RouteKind, type RouteMatch } from '../drf/routes.js';
 import { answerApi, checkApi, type ApiRoute } from '../handlers/api.js';
 import { declareRoute, type Route } from '../http/route.js';
-import { collectionPathItem, recordPathItem, singlePathItem, streamPathItem } from '../openapi/operations.js';
+import { collectionPathItem, recordPathItem, singlePathItem } from '../openapi/operations.js';
 
 /**
  * The API's routes (DRF's router under /api/): each kind once, with its methods (its `Allow`),
  * its `Vary`, its path pattern (against the percent-decoded path, with a format suffix where
  * DRF's router adds one) and its OpenAPI path item; the list and detail kinds once per
- * collection of the registry (drf/collections.ts).
+ * collection of the registry (drf/collections.ts), then the collections' views (drf/api-view.ts).
  */
 interface ApiKind {
   methods: readonly string[];
@@ -21,7 +22,7 @@ interface ApiKind {
 }
 
 const READ = ['GET', 'HEAD', 'OPTIONS'] as const;
-const KINDS: Record<RouteKind, ApiKind> = {
+const KINDS: Record<'root' | 'list' | 'detail' | 'schema', ApiKind> = {
   root: { methods: READ, vary: VARY, path: () => ({ pattern: /^\/api\/(?:\.([a-z0-9]+)\/?)?$/, template: '/api/' }) },
   list: { methods: ['GET', 'POST', 'HEAD', 'OPTIONS'], vary: VARY, path: (c) => ({ pattern: apiPattern(escape(c)), template: `/api/${c}/` }) },
   detail: {
@@ -29,12 +30,6 @@ const KINDS: Record<RouteKind, ApiKind> = {
     vary: VARY,
     path: (c) => ({ pattern: apiPattern(`${escape(c)}/([^/.]+)`), template: `/api/${c}/:id/` }),
   },
-  // The space's current state: `/api/space/status/`.
-  status: { methods: READ, vary: VARY, path: () => ({ pattern: apiPattern('space/status'), template: '/api/space/status/' }) },
-  // The share of time the space was open per weekday and hour: `/api/space/hours/`.
-  hours: { methods: READ, vary: VARY, path: () => ({ pattern: apiPattern('space/hours'), template: '/api/space/hours/' }) },
-  // Server-Sent Events (apps/space/handlers/stream.ts): no format suffix; it negotiates its own media type.
-  stream: { methods: READ, vary: STREAM_VARY, path: () => ({ pattern: apiPattern('space/stream', { suffixes: false }), template: '/api/space/stream/' }) },
   // The API described in OpenAPI 3.1 (openapi/document.ts); not listed in the root.
   schema: { methods: READ, vary: VARY, path: () => ({ pattern: apiPattern('schema'), template: '/api/schema/' }) },
 };
@@ -45,16 +40,26 @@ function escape(path: string): string {
   return path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** An API path: its kind, collection and pattern; `params` reads a match. */
+/** A view's kind: read-only, at its own path. */
+function viewKind(view: ApiView): ApiKind {
+  return { methods: READ, vary: view.vary, path: () => ({ pattern: apiPattern(view.path, { suffixes: view.suffixes }), template: `/api/${view.path}/` }) };
+}
+
+/** An API path: its kind, collection or view, and pattern; `params` reads a match. */
 class ApiPath {
   readonly pattern: RegExp;
   readonly template: string;
+  readonly methods: readonly string[];
+  readonly vary: string;
 
   constructor(
     readonly kind: RouteKind,
     readonly collection: Collection | null,
+    readonly view: ApiView | null = null,
   ) {
-    ({ pattern: this.pattern, template: this.template } = KINDS[kind].path(collection?.path ?? ''));
+    const known = view === null ? KINDS[kind as keyof typeof KINDS] : viewKind(view);
+    ({ pattern: this.pattern, template: this.template } = known.path(collection?.path ?? ''));
+    ({ methods: this.methods, vary: this.vary } = known);
   }
 
   params(decoded: string | null): RouteMatch | null {
@@ -70,9 +75,7 @@ function apiPaths(collections: readonly Collection[]): readonly ApiPath[] {
   return [
     new ApiPath('root', null),
     ...collections.flatMap((collection) => [new ApiPath('list', collection), new ApiPath('detail', collection)]),
-    new ApiPath('status', null),
-    new ApiPath('hours', null),
-    new ApiPath('stream', null),
+    ...collections.flatMap((collection) => (collection.views ?? []).map((view) => new ApiPath(view.kind, null, view))),
     new ApiPath('schema', null),
   ];
 }
@@ -89,18 +92,19 @@ function matcherOf(paths: readonly ApiPath[]): ApiPathMatch {
 }
 
 /** The OpenAPI path item of an API path, with its methods. */
-function pathItemOf({ kind, collection }: ApiPath, methods: readonly string[]): Record<string, unknown> {
+function pathItemOf({ kind, collection, view }: ApiPath, methods: readonly string[]): Record<string, unknown> {
   if (collection !== null) return kind === 'list' ? collectionPathItem(collection, methods) : recordPathItem(collection, methods);
-  return kind === 'stream' ? streamPathItem(methods) : singlePathItem(kind as 'root' | 'status' | 'hours' | 'schema', methods);
+  return view !== null ? view.openapi(methods) : singlePathItem(kind as 'root' | 'schema', methods);
 }
 
 function apiRoute(path: ApiPath, routeOf: ApiPathMatch, root: readonly Collection[]): Route {
-  const { methods, vary } = KINDS[path.kind];
+  const { methods, vary } = path;
   const api: ApiRoute = {
     headers: Object.freeze({ allow: methods.join(', '), vary }),
     writeMethods: new Set(methods.filter((method) => WRITES.has(method))),
     routeOf,
     collection: path.collection,
+    view: path.view,
     root,
   };
   return declareRoute<RouteMatch, Resolved>({

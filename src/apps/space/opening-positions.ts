@@ -1,10 +1,17 @@
 import type { Db } from '../../db/connection.js';
 import { COARSE_BUCKET_BITS, FINE_BUCKET_BITS } from '../../db/migrations.js';
 
+declare module '../../resources/record-context.js' {
+  interface PagePositions {
+    /** Where deep pages of openings start, kept between requests (openings.ts); optional. */
+    openingPositions?: OpeningPositions;
+  }
+}
+
 /*
- * Where deep pages of openings start (listOpenings in openings.ts). Apart from openings.ts so
- * that record-context.ts, which carries an OpeningPositions between requests, need not import
- * openings.ts, which imports record-context.ts; openings.ts re-exports it.
+ * Where deep pages of openings start (listOpenings in openings.ts), carried between requests in
+ * the services' page positions (record-context.ts PagePositions). Apart from openings.ts, which
+ * re-exports it.
  */
 
 /** Where the opening at an offset (newest first) is: skip `skip` rows among those older than `before`. */

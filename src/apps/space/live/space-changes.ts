@@ -1,6 +1,18 @@
 import { sql } from 'kysely';
 import { engineOf, type Db } from '../../../db/connection.js';
-import { currentSpaceState, type SpaceState } from '../openings.js';
+import { json } from '../../../json.js';
+import { PROCESS_ORIGIN } from '../../../live/process-origin.js';
+import type { WebhookEvent } from '../../../live/webhooks.js';
+import type { ChangeWatcher, WriteScope } from '../../../live/writes.js';
+import type { TimeFormatter } from '../../../time.js';
+import { currentSpaceState, spaceStatusRecord, type SpaceState } from '../openings.js';
+
+declare module '../../../live/writes.js' {
+  interface WriteScope {
+    /** The space's state when the transaction began (under the write lock). */
+    readonly spaceBefore: SpaceState;
+  }
+}
 
 /**
  * Changes of the space's state (the latest opening: open or closed, since when), as the push
@@ -26,9 +38,6 @@ export function sameState(a: SpaceState, b: SpaceState): boolean {
   return a.id === b.id && a.isOpen === b.isOpen && a.sinceUs === b.sinceUs;
 }
 
-/** Identifies this process in NOTIFY payloads, so that it can ignore its own (it already knows). */
-export const PROCESS_ORIGIN = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
-
 /**
  * Inside a write transaction that recorded opening `recordedId` (a door report, a backfill):
  * the new state when that opening is now the latest one, else null (a backfill behind the latest
@@ -50,6 +59,29 @@ export async function spaceChangeSince(trx: Db, before: SpaceState): Promise<Spa
   if (sameState(before, after)) return null;
   await announce(trx, after);
   return after;
+}
+
+/**
+ * The space's state as every write transaction watches it (live/writes.ts): read as it begins,
+ * read again when it changed the openings, and `announce`d after the commit of a change.
+ */
+export function spaceWatcher(announce: (state: SpaceState) => void): ChangeWatcher<WriteScope, SpaceState> {
+  return {
+    tables: ['openings'],
+    before: async (trx) => ({ spaceBefore: await currentSpaceState(trx) }),
+    since: (trx, { spaceBefore }) => spaceChangeSince(trx, spaceBefore),
+    announce,
+  };
+}
+
+/** The body of a webhook: `{"id": <event id>, "event": "state", "state": {"is_open": …, "since": …}}`. */
+export function webhookBody(state: SpaceState, times: TimeFormatter): Buffer {
+  return json({ id: eventIdOf(state), event: 'state', state: spaceStatusRecord(state, { time: (micros) => times.format(micros) }) });
+}
+
+/** A change's webhook (live/webhooks.ts): the event `state`, the change's event id, the body above. */
+export function webhookEvent(state: SpaceState, times: TimeFormatter): WebhookEvent {
+  return { event: 'state', eventId: eventIdOf(state), body: webhookBody(state, times) };
 }
 
 /**

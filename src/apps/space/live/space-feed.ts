@@ -3,7 +3,8 @@ import { currentSpaceState, spaceStatusRecord, type SpaceState } from '../openin
 import type { TimeFormatter } from '../../../time.js';
 import { json } from '../../../json.js';
 import { PgListener, type ListenerLog } from '../../../live/pg-listener.js';
-import { changesAfter, eventIdOf, PROCESS_ORIGIN, SPACE_CHANNEL } from './space-changes.js';
+import { PROCESS_ORIGIN } from '../../../live/process-origin.js';
+import { changesAfter, eventIdOf, SPACE_CHANNEL } from './space-changes.js';
 
 /** One stream client, as the feed sees it (api/stream.ts adapts an HTTP response to it). */
 export interface Subscriber {
