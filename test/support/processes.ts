@@ -48,6 +48,7 @@ const CONFIG_VARIABLES = [
   'OIDC_CREATE_MEMBERS',
   'PASSWORD_LOGIN',
   'PASSKEYS',
+  'APPS',
   'NODE_TEST_CONTEXT',
   'NODE_OPTIONS',
   'NODE_CLUSTER_SCHED_POLICY',
@@ -121,10 +122,11 @@ export function freePort(): Promise<number> {
 
 let counter = 0;
 
-export async function startService(args: string[], env: Record<string, string>): Promise<Service> {
+/** Starts `bin` (the installed command unless another copy's is given) with `args` and `env` over a cleaned environment. */
+export async function startService(args: string[], env: Record<string, string>, bin = BIN): Promise<Service> {
   const inherited: Record<string, string | undefined> = { ...process.env };
   for (const name of CONFIG_VARIABLES) delete inherited[name];
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [bin, ...args], {
     env: { ...inherited, HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
