@@ -1,6 +1,5 @@
 import { CSRF_FIELD } from '../request/csrf.js';
 import { loginUrl } from '../request/next-path.js';
-import type { UserName } from '../resources/overview.js';
 import { html, type Html } from './html.js';
 import type { PageContext, PageViewer } from './page-context.js';
 
@@ -9,6 +8,12 @@ import type { PageContext, PageViewer } from './page-context.js';
  * (in its web/ folder). Built for a member (ctx.viewer), a record's page shows the buttons they may use
  * (members.md §4); the visitors' page, which the cache keeps, shows none, and a way to log in.
  */
+
+/** A member as a record's page links to them: never the e-mail address. */
+export interface UserName {
+  id: number;
+  username: string;
+}
 
 export type Markdown = (typeof import('./markdown.js'))['renderMarkdown'];
 /** A record's page, or undefined when there is none (the caller answers 404). */

@@ -1,8 +1,8 @@
-import { eventPage, interestedIn, meetingPage } from '../../../resources/overview.js';
+import { eventPage, interestedIn, meetingPage } from '../pages.js';
 import { editAndDelete, markdownBlock, memberLink, people, postButton, recordActions, visitorInvitation, type DetailBuilder } from '../../../web/details.js';
 import { html, type Html } from '../../../web/html.js';
 import { layout } from '../../../web/layout.js';
-import { EVENT_STATUS_NAMES, eventWhen } from '../../../web/words.js';
+import { EVENT_STATUS_NAMES, eventWhen } from './words.js';
 import { isInterested, powersOver } from '../../users/index.js';
 
 /** An event's page: its facts and description; for a member, who is interested, saying they are, and the buttons they may use. */

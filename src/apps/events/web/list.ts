@@ -1,10 +1,10 @@
 import { lastValue } from '../../../drf/query.js';
-import { EVENT_LIST_PARTS, eventListing, type EventListPart, type EventSummary } from '../../../resources/overview.js';
+import { EVENT_LIST_PARTS, eventListing, type EventListPart, type EventSummary } from '../pages.js';
 import type { PageTimes } from '../../../web/format.js';
 import { html, type Html } from '../../../web/html.js';
 import { layout } from '../../../web/layout.js';
 import type { PageContext } from '../../../web/page-context.js';
-import { eventWhen } from '../../../web/words.js';
+import { eventWhen } from './words.js';
 import { newLink } from '../../users/index.js';
 
 /**

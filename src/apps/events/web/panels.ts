@@ -1,4 +1,4 @@
-import { eventsInterestingTo, recentMeetings, upcomingEvents, type EventSummary, type MeetingSummary } from '../../../resources/overview.js';
+import { eventsInterestingTo, recentMeetings, upcomingEvents, type EventSummary, type MeetingSummary } from '../pages.js';
 import type { DashboardPanel } from '../../../web/dashboard.js';
 import type { PageTimes } from '../../../web/format.js';
 import { html, type Html } from '../../../web/html.js';

@@ -1,8 +1,8 @@
-import { projectPage } from '../../../resources/overview.js';
+import { projectPage } from '../pages.js';
 import { editAndDelete, markdownBlock, memberLink, people, postButton, recordActions, visitorInvitation, type DetailBuilder } from '../../../web/details.js';
 import { html, type Html } from '../../../web/html.js';
 import { layout } from '../../../web/layout.js';
-import { PROJECT_STATUS_NAMES } from '../../../web/words.js';
+import { PROJECT_STATUS_NAMES } from './words.js';
 import { isParticipant, powersOver } from '../../users/index.js';
 
 /** A project's page (members.md §4): its facts and text; for a member, joining or leaving it and the edit and delete buttons they may use. */

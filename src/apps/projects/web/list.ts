@@ -1,8 +1,8 @@
-import { projectSummaries, type ProjectSummary } from '../../../resources/overview.js';
+import { projectSummaries, type ProjectSummary } from '../pages.js';
 import { html, type Html } from '../../../web/html.js';
 import { layout } from '../../../web/layout.js';
 import type { PageContext } from '../../../web/page-context.js';
-import { PROJECT_STATUS_NAMES } from '../../../web/words.js';
+import { PROJECT_STATUS_NAMES } from './words.js';
 import { newLink } from '../../users/index.js';
 
 /** The projects' list, as the original has it (members.md §4): every project by status; built for a member who may add one, it offers "New project". */

@@ -1,8 +1,8 @@
-import { projectsOf, projectSummaries, type ProjectSummary } from '../../../resources/overview.js';
+import { projectsOf, projectSummaries, type ProjectSummary } from '../pages.js';
 import type { DashboardPanel } from '../../../web/dashboard.js';
 import { html, type Html } from '../../../web/html.js';
 import { projectGroups } from './list.js';
-import { PROJECT_STATUS_NAMES } from '../../../web/words.js';
+import { PROJECT_STATUS_NAMES } from './words.js';
 
 /** The projects' parts of the dashboard: a member's own, and every project by status after the columns. */
 export const PROJECTS_PANELS: readonly DashboardPanel[] = [

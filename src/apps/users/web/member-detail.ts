@@ -1,4 +1,4 @@
-import { memberPage } from '../../../resources/overview.js';
+import { memberPage } from '../pages.js';
 import { markdownBlock, type DetailBuilder } from '../../../web/details.js';
 import { html } from '../../../web/html.js';
 import { layout } from '../../../web/layout.js';

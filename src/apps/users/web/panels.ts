@@ -1,4 +1,4 @@
-import { memberCounts } from '../../../resources/overview.js';
+import { memberCounts } from '../pages.js';
 import type { DashboardPanel } from '../../../web/dashboard.js';
 import { html, type Html } from '../../../web/html.js';
 

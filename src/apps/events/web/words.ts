@@ -1,14 +1,5 @@
-import type { EventSummary } from '../resources/overview.js';
-import type { PageTimes } from './format.js';
-
-/** Project status letters as people read them, in the dashboard's order. */
-export const PROJECT_STATUS_NAMES: Readonly<Record<string, string>> = {
-  i: 'In progress',
-  p: 'Proposed',
-  d: 'Blocked',
-  f: 'Finished',
-  a: 'Abandoned',
-};
+import type { PageTimes } from '../../../web/format.js';
+import type { EventSummary } from '../pages.js';
 
 export const EVENT_STATUS_NAMES: Readonly<Record<string, string>> = { r: 'Ready', i: 'Incubating' };
 

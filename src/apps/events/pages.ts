@@ -1,25 +1,12 @@
 import { sql, type ExpressionBuilder } from 'kysely';
-import type { Db } from '../db/connection.js';
-import type { Database } from '../db/schema.js';
+import type { Db } from '../../db/connection.js';
+import type { Database } from '../../db/schema.js';
+import type { UserName } from '../../web/details.js';
 
 /**
- * What the web pages show of the community, read straight from the tables: the dashboard's lists
- * and the detail pages' records with the names they link to. No e-mail address is ever selected.
+ * What the web pages show of the events and meetings, read straight from the tables: the dashboard's
+ * lists, the events' list and the detail pages' records with the names they link to. No e-mail address is ever selected.
  */
-
-export interface UserName {
-  id: number;
-  username: string;
-}
-
-export interface ProjectSummary {
-  id: number;
-  title: string;
-  status: string;
-  progress: number;
-  short_description: string;
-  maintainer: UserName;
-}
 
 export interface EventSummary {
   id: number;
@@ -66,12 +53,6 @@ export interface EventListing {
   events: Record<EventListPart, ListedEvent[]>;
 }
 
-/**
- * One window (offset, limit) of every event — or every talk — in the list's order: ready events
- * still to come (stop in the future, or start when there is no stop, or no date yet), soonest
- * first and the undated last; then those still being prepared, in the same order; then past ones,
- * newest first.
- */
 type EventsWhere = ExpressionBuilder<Database, 'events'>;
 
 /** Over: its stop has passed, or its start when it has no stop. */
@@ -81,6 +62,12 @@ const pastAt = (nowUs: number) => (eb: EventsWhere) => eb.or([eb('stop_us', '<='
 const toComeAt = (nowUs: number) => (eb: EventsWhere) =>
   eb.or([eb('stop_us', '>', nowUs), eb.and([eb('stop_us', 'is', null), eb.or([eb('start_us', '>', nowUs), eb('start_us', 'is', null)])])]);
 
+/**
+ * One window (offset, limit) of every event — or every talk — in the list's order: ready events
+ * still to come (stop in the future, or start when there is no stop, or no date yet), soonest
+ * first and the undated last; then those still being prepared, in the same order; then past ones,
+ * newest first.
+ */
 export async function eventListing(db: Db, nowUs: number, window: { offset: number; limit: number }, talksOnly: boolean): Promise<EventListing> {
   const part = (which: EventListPart) => {
     let query = db.selectFrom('events');
@@ -116,38 +103,6 @@ export async function eventListing(db: Db, nowUs: number, window: { offset: numb
   }
   return { counts, events };
 }
-
-/** Projects with their maintainer's name (never the e-mail address). */
-function selectProjects(db: Db) {
-  return db
-    .selectFrom('projects')
-    .innerJoin('users', 'users.id', 'projects.maintainer_id')
-    .select(['projects.id', 'projects.title', 'projects.status', 'projects.progress', 'projects.short_description', 'users.id as user_id', 'users.username']);
-}
-
-type ProjectRow = Awaited<ReturnType<ReturnType<typeof selectProjects>['executeTakeFirstOrThrow']>>;
-
-function projectSummary({ user_id, username, ...project }: ProjectRow): ProjectSummary {
-  return { ...project, maintainer: { id: user_id, username } };
-}
-
-/** Every project with its maintainer's name, by id (the dashboard groups them by status). */
-export async function projectSummaries(db: Db): Promise<ProjectSummary[]> {
-  const rows = await selectProjects(db).orderBy('projects.id').execute();
-  return rows.map(projectSummary);
-}
-
-/** The projects a member maintains or takes part in, by id. */
-export async function projectsOf(db: Db, userId: number): Promise<ProjectSummary[]> {
-  const rows = await selectProjects(db)
-    .where((eb) =>
-      eb.or([eb('projects.maintainer_id', '=', userId), eb('projects.id', 'in', eb.selectFrom('project_participants').select('project_id').where('user_id', '=', userId))]),
-    )
-    .orderBy('projects.id')
-    .execute();
-  return rows.map(projectSummary);
-}
-
 /** The events still to come that a member said they are interested in, soonest first (the undated last). */
 export async function eventsInterestingTo(db: Db, userId: number, nowUs: number, limit: number): Promise<EventSummary[]> {
   const rows = await db
@@ -173,27 +128,6 @@ export async function recentMeetings(db: Db, limit: number): Promise<MeetingSumm
     .limit(limit)
     .execute();
   return rows.map((r) => ({ id: r.id, event_id: r.event_id, title: r.title, start_us: r.start_us === null ? null : Number(r.start_us) }));
-}
-
-/** How many members there are, and how many of them hold a key. */
-export async function memberCounts(db: Db): Promise<{ members: number; keyHolders: number }> {
-  const row = await db
-    .selectFrom('users')
-    .select((eb) => [eb.fn.countAll<string | number>().as('members'), eb.fn.sum<string | number | null>('has_key').as('key_holders')])
-    .executeTakeFirstOrThrow();
-  return { members: Number(row.members), keyHolders: Number(row.key_holders ?? 0) };
-}
-
-export interface ProjectPage extends ProjectSummary {
-  content: string;
-  participants: UserName[];
-}
-
-export async function projectPage(db: Db, id: number): Promise<ProjectPage | undefined> {
-  const row = await selectProjects(db).select('projects.content').where('projects.id', '=', id).executeTakeFirst();
-  if (row === undefined) return undefined;
-  const { content, ...summary } = row;
-  return { ...projectSummary(summary), content, participants: await linkedUsers(db, 'project_participants', 'project_id', id) };
 }
 
 export interface EventPage extends EventSummary {
@@ -261,42 +195,6 @@ export async function meetingPage(db: Db, id: number): Promise<MeetingPage | und
   };
 }
 
-export interface MemberPage extends UserName {
-  hasKey: boolean;
-  /** First and last name, only when the member chose to show them (users.show_name); never the e-mail address. */
-  fullName: string | null;
-  /** Markdown. */
-  description: string;
-  maintains: { id: number; title: string }[];
-  participates: { id: number; title: string }[];
-}
-
-export async function memberPage(db: Db, id: number, withProjects = true): Promise<MemberPage | undefined> {
-  const user = await db.selectFrom('users').select(['id', 'username', 'has_key', 'first_name', 'last_name', 'show_name', 'description']).where('id', '=', id).executeTakeFirst();
-  if (user === undefined) return undefined;
-  const name = `${user.first_name} ${user.last_name}`.trim();
-  // With the projects turned off (APPS), the page names none: their pages answer 404.
-  const maintains = withProjects ? await db.selectFrom('projects').select(['id', 'title']).where('maintainer_id', '=', id).orderBy('id').execute() : [];
-  const participates = withProjects
-    ? await db
-        .selectFrom('project_participants')
-        .innerJoin('projects', 'projects.id', 'project_participants.project_id')
-        .select(['projects.id', 'projects.title'])
-        .where('project_participants.user_id', '=', id)
-        .orderBy('projects.id')
-        .execute()
-    : [];
-  return {
-    id: user.id,
-    username: user.username,
-    hasKey: Boolean(user.has_key),
-    fullName: user.show_name === 1 && name !== '' ? name : null,
-    description: user.description ?? '',
-    maintains,
-    participates,
-  };
-}
-
 function eventSummary(row: { id: number; title: string; place: string; start_us: number | null; stop_us: number | null }): EventSummary {
   return {
     id: row.id,
@@ -312,18 +210,13 @@ export function interestedIn(db: Db, eventId: number): Promise<UserName[]> {
   return linkedUsers(db, 'event_interested', 'event_id', eventId);
 }
 
-async function linkedUsers(
-  db: Db,
-  table: 'project_participants' | 'meeting_members' | 'event_interested',
-  column: 'project_id' | 'meeting_id' | 'event_id',
-  id: number,
-): Promise<UserName[]> {
+async function linkedUsers(db: Db, table: 'meeting_members' | 'event_interested', column: 'meeting_id' | 'event_id', id: number): Promise<UserName[]> {
   // The link tables have (owner column, user_id); the cast keeps Kysely's checks on one of them.
   const rows = await db
-    .selectFrom(table as 'project_participants')
+    .selectFrom(table as 'meeting_members')
     .innerJoin('users', 'users.id', 'user_id')
     .select(['users.id', 'users.username'])
-    .where(column as 'project_id', '=', id)
+    .where(column as 'meeting_id', '=', id)
     .orderBy('users.id')
     .execute();
   return rows;
