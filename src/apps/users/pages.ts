@@ -22,7 +22,7 @@ export interface MemberPage extends UserName {
   participates: { id: number; title: string }[];
 }
 
-export async function memberPage(db: Db, id: number, withProjects = true): Promise<MemberPage | undefined> {
+export async function findMemberPage(db: Db, id: number, withProjects = true): Promise<MemberPage | undefined> {
   const user = await db.selectFrom('users').select(['id', 'username', 'has_key', 'first_name', 'last_name', 'show_name', 'description']).where('id', '=', id).executeTakeFirst();
   if (user === undefined) return undefined;
   const name = `${user.first_name} ${user.last_name}`.trim();

@@ -1,4 +1,4 @@
-import { memberPage } from '../pages.js';
+import { findMemberPage } from '../pages.js';
 import { markdownBlock, type DetailBuilder } from '../../../web/details.js';
 import { html } from '../../../web/html.js';
 import { layout } from '../../../web/layout.js';
@@ -6,7 +6,7 @@ import { layout } from '../../../web/layout.js';
 /** A member's public page: their name, whether they hold a key and, with the projects on, the projects they maintain and take part in. */
 export const memberDetail: DetailBuilder = async (ctx, id, markdown) => {
   const projectsOn = ctx.site.appsOn.has('projects');
-  const member = await memberPage(ctx.db, id, projectsOn);
+  const member = await findMemberPage(ctx.db, id, projectsOn);
   if (member === undefined) return undefined;
   const projectList = (projects: { id: number; title: string }[]) =>
     projects.length === 0 ? html`none` : html`<ul>${projects.map((p) => html`<li><a href="/projects/${p.id}/">${p.title}</a></li>`)}</ul>`;
