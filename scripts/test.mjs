@@ -1,5 +1,6 @@
-// Runs the whole test suite once per database engine: SQLite, then PostgreSQL in a database
-// created for this run and dropped afterwards, so that runs never see each other's data.
+// Runs the whole test suite once per database engine, the engines at the same time: SQLite, and
+// PostgreSQL in a database created for this run and dropped afterwards, so that runs never see
+// each other's data.
 // Before the suites: scripts/test-prerequisites.mjs readies the machine (Debian packages,
 // PostgreSQL, an MQTT broker), then scripts/test-checks.mjs runs the static checks; a failure of
 // either stops here.
@@ -13,8 +14,8 @@
 // do not declare the same number of tests: a test that only applies to one engine must show as
 // skipped, with its reason, on the other, never disappear. The counts come from node:test's
 // closing summary, written as TAP to a file of their own next to the usual output on stdout.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -60,41 +61,46 @@ function summaryOf(tapFile) {
   return SUMMARY_KEYS.every((key) => key in summary) ? summary : null;
 }
 
-/** Runs the suite on one engine: its exit status and the summary of its tests. */
-function runSuite(engine, extraEnv = {}) {
-  process.stdout.write(`\n# ---- test suite on ${engine} ----\n`);
+/**
+ * Runs the suite on one engine: its exit status and the summary of its tests. Its output goes to
+ * `out`, a file descriptor: this process's standard output, or a file printed once it is done.
+ */
+async function runSuite(engine, extraEnv, out) {
+  const say = (text) => writeSync(out, text);
+  say(`\n# ---- test suite on ${engine} ----\n`);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'hackerspace-api-test-summary-'));
   const tapFile = path.join(dir, 'summary.tap');
   const started = Date.now();
   try {
-    // The usual reporter on stdout (spec on a terminal, TAP otherwise), and TAP to a file for the counts.
+    // The usual reporter (spec on a terminal, TAP otherwise), and TAP to a file for the counts.
     const reporters = [
       `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
       '--test-reporter-destination=stdout',
       '--test-reporter=tap',
       `--test-reporter-destination=${tapFile}`,
     ];
-    const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...reporters, ...files], {
-      stdio: 'inherit',
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...reporters, ...files], {
+      stdio: ['ignore', out, out],
       env: { ...process.env, TEST_ENGINE: engine, ...extraEnv },
     });
+    const exit = await new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
     const summary = summaryOf(tapFile);
-    let status = result.status ?? 1;
+    let status = exit.code ?? 1;
     if (summary === null) {
-      process.stderr.write(`\n${engine}: the test runner wrote no summary (exit ${result.status ?? result.signal}).\n`);
+      say(`\n${engine}: the test runner wrote no summary (exit ${exit.code ?? exit.signal}).\n`);
       status ||= 1;
     } else {
       const executed = summary.tests - summary.skipped - summary.todo;
-      process.stdout.write(
+      say(
         `# ${engine} summary: ${summary.tests} tests declared, ${summary.pass} passed, ${summary.skipped} skipped, ` +
           `${summary.fail} failed, ${summary.cancelled} cancelled, ${summary.todo} todo\n`,
       );
       if (executed <= 0) {
-        process.stderr.write(`\n${engine}: no test was executed (${summary.tests} declared, ${summary.skipped} skipped).\n`);
+        say(`\n${engine}: no test was executed (${summary.tests} declared, ${summary.skipped} skipped).\n`);
         status ||= 1;
       }
     }
-    process.stdout.write(`# ${engine} wall time: ${minutes(Date.now() - started)}\n`);
+    say(`# ${engine} wall time: ${minutes(Date.now() - started)}\n`);
     return { status, summary };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -131,15 +137,40 @@ async function withPostgresDatabase(run) {
   }
 }
 
+/** One engine's whole run, its output to `out`. */
+function runEngine(engine, out) {
+  if (engine === 'sqlite') return runSuite('sqlite', {}, out);
+  return withPostgresDatabase((url) => runSuite('postgres', { TEST_POSTGRES_URL: url }, out));
+}
+
+// The engines' suites run at the same time (each on its own database, its files one after
+// another): on two cores that takes about the longer suite's time, not the sum. The first engine's
+// output shows as it comes, the others' from a file each once all are done.
+const started = Date.now();
+const later = engines.slice(1).map((engine) => ({ engine, file: path.join(mkdtempSync(path.join(os.tmpdir(), 'hackerspace-api-test-output-')), `${engine}.out`) }));
+if (later.length > 0) process.stdout.write(`# ${engines.join(' and ')} at once: ${later.map(({ engine }) => engine).join(', ')} printed after ${engines[0]}\n`);
+const runs = await Promise.all(
+  engines.map(async (engine, i) => {
+    if (i === 0) return runEngine(engine, process.stdout.fd);
+    const out = openSync(later[i - 1].file, 'w');
+    try {
+      return await runEngine(engine, out);
+    } finally {
+      closeSync(out);
+    }
+  }),
+);
+for (const { file } of later) {
+  process.stdout.write(readFileSync(file));
+  rmSync(path.dirname(file), { recursive: true, force: true });
+}
 let failed = 0;
 const declared = new Map();
-for (const engine of engines) {
-  let run;
-  if (engine === 'sqlite') run = runSuite('sqlite');
-  else run = await withPostgresDatabase((url) => runSuite('postgres', { TEST_POSTGRES_URL: url }));
-  if (run.status !== 0) failed++;
-  if (run.summary) declared.set(engine, run.summary.tests);
-}
+engines.forEach((engine, i) => {
+  if (runs[i].status !== 0) failed++;
+  if (runs[i].summary) declared.set(engine, runs[i].summary.tests);
+});
+if (later.length > 0) process.stdout.write(`# every engine's wall time: ${minutes(Date.now() - started)}\n`);
 
 // Both engines declare the same tests: one that only applies to one engine is skipped on the other.
 if (engines.length > 1) {
