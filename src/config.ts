@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { normalTag } from './i18n/languages.js';
 
 /** Where the data lives. */
 export type DatabaseTarget =
@@ -27,6 +28,10 @@ export interface Config {
   /** Passed to Fastify's trustProxy: false, true, or a comma-separated list of addresses/CIDRs. */
   readonly trustProxy: boolean | string;
   readonly timeZone: string;
+  /** LANGUAGE_CODE: the space's language (pages for a browser that asks for none of ours, mails to members without a choice, the API's messages); `en` by default. */
+  readonly languageCode: string;
+  /** LANGUAGES: the languages offered, as tags (null: every language with a catalogue). */
+  readonly languages: readonly string[] | null;
   /** The space's name on the web pages when no SpaceAPI file names it (SPACE_NAME); null: "Hackerspace". */
   readonly spaceName: string | null;
   readonly pageSize: number;
@@ -260,6 +265,22 @@ function readTimeZone(raw: string | undefined): string {
   return zone;
 }
 
+/** LANGUAGE_CODE: one language tag (`fr-be`, `nl`); whether a catalogue has it is checked when the catalogues are read. */
+function readLanguageCode(raw: string | undefined): string {
+  if (raw === undefined || raw.trim() === '') return 'en';
+  const tag = normalTag(raw);
+  if (tag === null) throw new ConfigError('LANGUAGE_CODE', `expected a language tag (like fr-be or nl), got ${JSON.stringify(raw)}`);
+  return tag;
+}
+
+/** LANGUAGES: comma-separated language tags (`fr,nl,en`); unset or blank means every language with a catalogue. */
+function readLanguages(raw: string | undefined): readonly string[] | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const tags = raw.split(',').map((part) => normalTag(part));
+  if (tags.some((tag) => tag === null)) throw new ConfigError('LANGUAGES', `expected comma-separated language tags (like fr,nl,en), got ${JSON.stringify(raw)}`);
+  return Object.freeze([...new Set(tags as string[])]);
+}
+
 function readAvatarDefault(raw: string | undefined): string {
   if (raw === undefined || raw.trim() === '') return 'wavatar';
   const value = raw.trim();
@@ -414,6 +435,8 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl: readPublicUrl(env.PUBLIC_URL),
     trustProxy: readTrustProxy(env.TRUST_PROXY),
     timeZone: readTimeZone(env.TIME_ZONE),
+    languageCode: readLanguageCode(env.LANGUAGE_CODE),
+    languages: readLanguages(env.LANGUAGES),
     spaceName: readSpaceName(env.SPACE_NAME),
     pageSize,
     maxPageSize,
