@@ -1,6 +1,6 @@
 // Bundles the CLI and server into one file (plus the chunks it loads on demand). Node 20 loads hundreds of small ESM modules slowly
 // (about 1.8 s through tsx against 0.4 s bundled), and startup time matters for operators.
-import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 // What is imported dynamically (`await import(…)`: MQTT.js, when a broker is configured) goes
@@ -36,3 +36,16 @@ for (const app of readdirSync('src/apps')) if (existsSync(`src/apps/${app}/asset
 cpSync('node_modules/redoc/bundles/redoc.standalone.js', 'dist/assets/redoc.standalone.js');
 // The browser half of the WebAuthn ceremonies (the users app's assets), from its package likewise.
 cpSync('node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js', 'dist/assets/simplewebauthn-browser.js');
+
+// The catalogues, one file per language beside the bundle: the site's (src/web/locale/) and every
+// app's (src/apps/<app>/locale/) merged, since the bundle's modules all name the one folder (src/i18n/catalogue.ts).
+rmSync('dist/locale', { recursive: true, force: true });
+mkdirSync('dist/locale');
+const catalogues = new Map();
+for (const folder of ['src/web/locale', ...readdirSync('src/apps').map((app) => `src/apps/${app}/locale`)]) {
+  if (!existsSync(folder)) continue;
+  for (const file of readdirSync(folder).filter((name) => name.endsWith('.json'))) {
+    catalogues.set(file, { ...catalogues.get(file), ...JSON.parse(readFileSync(`${folder}/${file}`, 'utf8')) });
+  }
+}
+for (const [file, messages] of catalogues) writeFileSync(`dist/locale/${file}`, JSON.stringify(messages, null, 2) + '\n');

@@ -1,5 +1,5 @@
 // The static checks, run by scripts/test.mjs before the suites: type-check, the import layering
-// (no cycles, no upward imports), lint, formatting, and the client's types. Every check runs, so
+// (no cycles, no upward imports), lint, formatting, the catalogues (scripts/check-catalogues.mjs), and the client's types. Every check runs, so
 // that one run reports every kind of failure; any failure exits 1, before the (long) suites.
 //
 //   node scripts/test-checks.mjs
@@ -10,7 +10,7 @@ function run(command, args) {
   return spawnSync(command, args, { stdio: 'inherit' }).status === 0;
 }
 
-const checks = ['typecheck', 'lint:deps', 'lint', 'format:check'].map((script) => ({
+const checks = ['typecheck', 'lint:deps', 'lint', 'format:check', 'lint:catalogues'].map((script) => ({
   name: script,
   pass: () => run('npm', ['run', '--silent', script]),
 }));

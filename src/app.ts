@@ -39,9 +39,11 @@ import { TimeFormatter } from './time.js';
 import { Assets, SITE_ASSETS } from './web/assets.js';
 import { memberViewing } from './apps/users/handlers/viewer.js';
 import { MEMBER_TOKENS } from './apps/users/member-tokens.js';
-import { PRIVATE } from './http/viewing.js';
+import { PRIVATE, wordsFor } from './http/viewing.js';
 import { htmlError } from './web/error-pages.js';
 import { PageTimes } from './web/format.js';
+import { Catalogue } from './i18n/catalogue.js';
+import { SITE_LOCALE } from './web/site-words.js';
 import { HTML_HEADERS, siteFor, type Site } from './web/layout.js';
 import { instrument } from './http/metrics.js';
 import type { DeliveryResult } from './live/webhooks.js';
@@ -92,8 +94,12 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const table = routeTable(apps);
   const database = deps.database ?? (await openDatabase(config.database));
   const logger = deps.logger ?? { level: config.logLevel };
+  // Every installed app's words, whether it is on or off: a catalogue costs a few kilobytes.
+  const catalogue = Catalogue.read([SITE_LOCALE, ...INSTALLED_APPS.flatMap((app) => (app.locale === undefined ? [] : [app.locale]))], config);
   const site: Site = {
     name: spaceNameOf(spaceApiSetup, config),
+    words: catalogue.spaceWords,
+    languages: catalogue.offered.map((tag) => ({ tag, name: catalogue.nameOf(tag) })),
     assets: new Assets(config.compressMinBytes, assetsOf(SITE_ASSETS, apps)),
     links: siteLinksOf(SITE_LINKS, apps),
     appsOn: new Set(apps.map((app) => app.name)),
@@ -101,7 +107,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const htmlErrors: HtmlError = (request, reply, status, body) => {
     const facts = reader.of(request.raw);
     // A member's navigation when the handler had looked them up; a visitor's otherwise.
-    const page = htmlError(siteFor(site, services.viewing.nav(facts, facts.viewer ?? null)), {
+    const viewer = facts.viewer ?? null;
+    const page = htmlError(siteFor(site, wordsFor(catalogue, services.viewing, facts, viewer), services.viewing.nav(facts, viewer)), {
       method: request.method,
       target: facts.target,
       preferred: facts.preferred,
@@ -156,7 +163,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     durations: metrics?.requests ?? null,
   });
   app.decorate('connections', node!.connections);
-  const reader = new RequestReader(config);
+  const reader = new RequestReader(config, catalogue);
   node!.setFront(reader, (request, response, facts, next) => fast.serve(request, response, facts, next));
   // The push stream and webhooks; their streams end before the server closes.
   const live = new SpaceLive(config, database, times, app.log);
@@ -197,6 +204,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     pageTimes: new PageTimes(config.timeZone, times),
     avatar: avatarUrls(config),
     site,
+    catalogue,
     notices: noticesOf(SITE_NOTICES, apps),
     routeOf: table.api.routeOf,
     feed: live.feed,

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { clearCookie, cookieName, isHttps, parseCookies, setCookie } from '../request/cookies.js';
 import type { RequestFacts } from '../request/facts.js';
+import type { MessageKey } from '../i18n/words.js';
 
 /**
  * The one way a member's form confirms what it did (members.md §4): the 303 after it sets a
@@ -16,7 +17,7 @@ export function setNotice(reply: FastifyReply, facts: RequestFacts, notice: stri
 }
 
 /** The words of the notice waiting for this page (`notices`: every notice by its code), removed as it is shown; null when there is none. */
-export function takeNotice(reply: FastifyReply, facts: RequestFacts, header: string | undefined, notices: Readonly<Record<string, string>>): string | null {
+export function takeNotice(reply: FastifyReply, facts: RequestFacts, header: string | undefined, notices: Readonly<Record<string, MessageKey>>): MessageKey | null {
   if (header === undefined) return null;
   const https = isHttps(facts.base);
   const code = parseCookies(header).get(cookieName(NOTICE_COOKIE, https));

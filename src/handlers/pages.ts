@@ -7,7 +7,8 @@ import { sendAnswer } from '../http/reply.js';
 import { siteFor } from '../web/layout.js';
 import type { PageContext } from '../web/page-context.js';
 import { takeNotice } from './notice.js';
-import { PRIVATE } from '../http/viewing.js';
+import { PRIVATE, wordsFor } from '../http/viewing.js';
+import { hereOf } from '../request/next-path.js';
 
 /** A page outside the API, as its route declares it (routes/pages.ts): the tables it shows, what it is, and its builder. */
 export interface PageSpec<P> {
@@ -37,7 +38,9 @@ export async function answerPage<P>(ex: Exchange<P>, page: PageSpec<P>): Promise
   // Only a request the cache keeps nothing for (facts.key null: it carries a session cookie) gets a page built for its member.
   const forMember = facts.key === null && viewer !== null;
   // Built for them alone, never cached: only such a page may carry a form's notice.
-  const site = siteFor(services.site, nav, forMember ? takeNotice(reply, facts, request.headers.cookie, services.notices) : null);
+  // A member's page is in their own language; a visitor's in the request's (the cache key names it).
+  const words = wordsFor(services.catalogue, viewing, facts, forMember ? viewer : null);
+  const site = siteFor(services.site, words, nav, forMember ? takeNotice(reply, facts, request.headers.cookie, services.notices) : null, hereOf(facts));
   const pageViewer = forMember && nav.member ? viewing.page(viewer, nav.member.csrf) : null;
   // Read before the body is built, so that the body is at least as new as the versions it is filed under.
   const snapshot = await services.fast.versionsFor(facts);
@@ -45,7 +48,7 @@ export async function answerPage<P>(ex: Exchange<P>, page: PageSpec<P>): Promise
     reads: page.reads,
     kind: { headers: page.headers, type: page.type, maxAgeMs: page.maxAgeMs, route: ex.route.template },
     build: async () => {
-      const context = { db: database.db, site, times: pageTimes, zone: times, base, nowMs: Date.now(), query: facts.target.query, viewer: pageViewer };
+      const context = { db: database.db, site, words, times: pageTimes, zone: times, base, nowMs: Date.now(), query: facts.target.query, viewer: pageViewer };
       const body = await page.build(context, ex.params);
       if (body === undefined) throw notFound();
       return body;

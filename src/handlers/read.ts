@@ -13,7 +13,7 @@ import { sendAnswer } from '../http/reply.js';
 import { json } from '../json.js';
 import { browsablePage } from '../web/browsable.js';
 import { HTML_HEADERS, HTML_TYPE, siteFor } from '../web/layout.js';
-import { PRIVATE } from '../http/viewing.js';
+import { PRIVATE, wordsFor } from '../http/viewing.js';
 
 /**
  * GET and HEAD on an API route: from the response cache when the tables the body was built from
@@ -33,7 +33,7 @@ export async function readApi(ex: Exchange<RouteMatch>, resolved: Resolved, base
   const recipe = {
     reads: readsOf(route, api),
     kind: html
-      ? { headers: { ...headers, ...HTML_HEADERS }, type: HTML_TYPE, maxAgeMs: maxAgeOf(api), route: entry.template }
+      ? { headers: { ...headers, ...HTML_HEADERS, vary: `${headers.vary}, Accept-Language, Cookie` }, type: HTML_TYPE, maxAgeMs: maxAgeOf(api), route: entry.template }
       : { headers, maxAgeMs: maxAgeOf(api), route: entry.template },
     build: html
       ? async () => {
@@ -44,7 +44,7 @@ export async function readApi(ex: Exchange<RouteMatch>, resolved: Resolved, base
             ['Content-Type', 'application/json'],
             ['Vary', headers.vary],
           ] as const;
-          return browsablePage(siteFor(services.site, services.viewing.nav(facts, viewer)), {
+          return browsablePage(siteFor(services.site, wordsFor(services.catalogue, services.viewing, facts, viewer), services.viewing.nav(facts, viewer)), {
             method: 'GET',
             target: rawPath + (rawQuery === '' ? '' : `?${rawQuery}`),
             base,

@@ -1,6 +1,7 @@
 import type { Db } from '../db/connection.js';
 import type { Collection } from '../drf/collections.js';
 import type { FormValues } from '../web/form-values.js';
+import type { RecordNotices } from '../web/notices.js';
 
 /** A kind of record that members add, edit and delete with forms (members.md §4), as its app declares it (`apps/projects/forms.ts`…). */
 export interface RecordFormKind {
@@ -10,6 +11,8 @@ export interface RecordFormKind {
   readonly noun: string;
   /** Its name with its article: `an event`. */
   readonly aNoun: string;
+  /** What its forms' notices say: `The project is saved.` */
+  readonly notices: RecordNotices;
   /** Its API collection: the forms write through it, as the API does. */
   readonly collection: Collection;
   /** What a record is called on its pages (a project's title); undefined when there is no such record. */

@@ -7,6 +7,7 @@ import type { KeptModels, ModelDeclaration } from '../interchange/models.js';
 import type { AssetSource } from '../web/assets.js';
 import type { DashboardPanel } from '../web/dashboard.js';
 import type { NavLink } from '../web/layout.js';
+import type { MessageKey } from '../i18n/words.js';
 import type { Route } from './route.js';
 
 /**
@@ -42,9 +43,11 @@ export interface AppDeclaration {
   /** Its parts of the dashboard at `/`. */
   readonly panels?: readonly DashboardPanel[];
   /** Its forms' confirmations, by their codes (handlers/notice.ts). */
-  readonly notices?: Readonly<Record<string, string>>;
+  readonly notices?: Readonly<Record<string, MessageKey>>;
   /** Its static files, and a stylesheet of its own served within the site's. */
   readonly assets?: AssetSource;
+  /** Its catalogues: a folder of one `<language>.json` per language (its `words.ts` adds the English one's keys to MessageKeys). */
+  readonly locale?: URL;
 }
 
 /** The installed list, checked: names unique, and each app after the apps it needs (their migrations run first). */
@@ -94,8 +97,8 @@ export function siteLinksOf(own: readonly NavLink[], apps: readonly AppDeclarati
 }
 
 /** The words of every form's confirmation: the site's and these apps'. */
-export function noticesOf(own: Readonly<Record<string, string>>, apps: readonly AppDeclaration[]): Readonly<Record<string, string>> {
-  return Object.freeze(Object.assign({}, own, ...apps.map((app) => app.notices ?? {})) as Record<string, string>);
+export function noticesOf(own: Readonly<Record<string, MessageKey>>, apps: readonly AppDeclaration[]): Readonly<Record<string, MessageKey>> {
+  return Object.freeze(Object.assign({}, own, ...apps.map((app) => app.notices ?? {})) as Record<string, MessageKey>);
 }
 
 /** The static files: the site's first (its style.css), then these apps'. */

@@ -10,6 +10,8 @@ import type { PagePositions } from '../resources/record-context.js';
 import type { TimeFormatter } from '../time.js';
 import type { PageTimes } from '../web/format.js';
 import type { Site } from '../web/layout.js';
+import type { Catalogue } from '../i18n/catalogue.js';
+import type { MessageKey } from '../i18n/words.js';
 import type { Viewing } from './viewing.js';
 
 import type { ApiPathMatch } from '../drf/serializer.js';
@@ -28,8 +30,10 @@ export interface Services {
   /** An e-mail address's avatar URL, remembered (drf/links.ts avatarUrls). */
   readonly avatar: (email: string) => string;
   readonly site: Site;
+  /** Every language's words (i18n/catalogue.ts): a page's are `catalogue.words(language)`. */
+  readonly catalogue: Catalogue;
   /** The words of every form's confirmation, by its code: the site's and the apps' that are on. */
-  readonly notices: Readonly<Record<string, string>>;
+  readonly notices: Readonly<Record<string, MessageKey>>;
   /** The API route a percent-decoded path names, among the apps that are on: hyperlinks in forms' and bodies' fields are read with it. */
   readonly routeOf: ApiPathMatch;
   readonly writes: AnnouncedWrites;

@@ -1,4 +1,6 @@
 import type { FastifyReply } from 'fastify';
+import type { Catalogue } from '../i18n/catalogue.js';
+import type { Words } from '../i18n/words.js';
 import type { RequestFacts, SessionViewer } from '../request/facts.js';
 import type { AccountNav } from '../web/layout.js';
 import type { PageViewer } from '../web/page-context.js';
@@ -16,6 +18,20 @@ export interface Viewing {
   page(viewer: SessionViewer, csrf: string): PageViewer;
   /** The session cookie on an answer built for its holder: renewed, or removed when it names no session. */
   settle(reply: FastifyReply, facts: RequestFacts, viewer: SessionViewer | null): void;
+  /** The language the viewer chose on their profile; null for none. */
+  language(viewer: SessionViewer): string | null;
+  /** Keeps the viewer's choice of language (the switch on every page, `/i18n/setlang/`). */
+  chooseLanguage(viewer: SessionViewer, language: string): Promise<void>;
+}
+
+/**
+ * The words of an answer for its viewer: a member's chosen language (pages built for them alone),
+ * else the request's (the language cookie, Accept-Language, LANGUAGE_CODE: request/facts.ts).
+ */
+export function wordsFor(catalogue: Catalogue, viewing: Viewing, facts: RequestFacts, viewer: SessionViewer | null): Words {
+  const own = viewer === null ? null : viewing.language(viewer);
+  const language = own !== null && catalogue.offered.includes(own) ? own : (facts.language ?? catalogue.defaultLanguage);
+  return catalogue.words(language);
 }
 
 /** An answer that may be built for one member: no cache, shared or the browser's, may keep it (members.md §2). */

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
 import { printAST } from '@formatjs/icu-messageformat-parser/printer.js';
+import { ConfigError } from '../config.js';
 import { matchLanguage, PSEUDO_LANGUAGE } from './languages.js';
 import { Words, type Messages } from './words.js';
 
@@ -64,11 +65,11 @@ export class Catalogue {
     const asked = settings.languages ?? [...messages.keys()].sort((a, b) => SHIPPED_LANGUAGES.indexOf(a) - SHIPPED_LANGUAGES.indexOf(b));
     this.offered = asked.map((tag) => {
       const language = matchLanguage(tag, available);
-      if (language === null) throw new CatalogueError(`LANGUAGES names ${JSON.stringify(tag)}, which no catalogue has (${available.join(', ')})`);
+      if (language === null) throw new ConfigError('LANGUAGES', `names ${JSON.stringify(tag)}, which no catalogue has (${available.join(', ')})`);
       return language;
     });
     const space = matchLanguage(settings.languageCode, this.offered) ?? matchLanguage(settings.languageCode, available);
-    if (space === null) throw new CatalogueError(`LANGUAGE_CODE ${JSON.stringify(settings.languageCode)}: no catalogue has that language (${available.join(', ')})`);
+    if (space === null) throw new ConfigError('LANGUAGE_CODE', `no catalogue has the language ${JSON.stringify(settings.languageCode)} (${available.join(', ')})`);
     this.defaultLanguage = space;
   }
 

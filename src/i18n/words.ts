@@ -6,7 +6,7 @@ import { IntlMessageFormat } from 'intl-messageformat';
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- its keys are the catalogues' owners'.
 export interface MessageKeys {}
-export type MessageKey = keyof MessageKeys & string;
+export type MessageKey = Extract<keyof MessageKeys, string>;
 
 /** The keys of an English catalogue, for a `MessageKeys` augmentation. */
 export type KeysOf<Catalogue> = { readonly [K in keyof Catalogue]: true };
@@ -127,7 +127,7 @@ export class Words {
       message = new IntlMessageFormat(this.message(key), this.locale, undefined, { ignoreTag: false });
       this.compiled.set(key, message);
     }
-    return message.format(values as never);
+    return message.format(values as Record<string, string | number>);
   }
 
   private message(key: string): string {

@@ -6,6 +6,7 @@ import { baseUrlOf } from '../drf/links.js';
 import { preferredMedia, type Media } from '../drf/negotiation.js';
 import { sortedQuery, type QueryPair } from '../drf/query.js';
 import { parseTarget, type Target } from '../drf/request.js';
+import { acceptedLanguage, matchLanguage } from '../i18n/languages.js';
 import { hashSecret } from '../resources/tokens.js';
 import { cookieName, cookieValue, isHttps } from './cookies.js';
 import { forwardedOrigin, proxyTrust } from './proxy-trust.js';
@@ -57,6 +58,8 @@ export class RequestFacts {
     readonly secretHash: string | null,
     /** The session cookie's value (`session`, `__Host-session` on HTTPS) as sent, not yet checked; null without one. */
     readonly session: string | null,
+    /** The language of a page or browsable answer for a visitor (the language cookie, else Accept-Language, else LANGUAGE_CODE); null for JSON. */
+    readonly language: string | null,
   ) {}
 }
 
@@ -74,10 +77,20 @@ export class ArrivedRequest extends IncomingMessage {
  * (pairs sorted by key, re-encoded), so `?page=2&page_size=5` and `?page_size=5&page=2` share one
  * entry. The content coding is chosen within the entry.
  */
-export function cacheKey(base: string, rawPath: string, pairs: readonly QueryPair[], variant: Variant): string {
+export function cacheKey(base: string, rawPath: string, pairs: readonly QueryPair[], variant: Variant, language: string | null = null): string {
   const key = pairs.length === 0 ? `${base} ${rawPath}` : `${base} ${rawPath}?${sortedQuery(pairs)}`;
-  return variant === 'json' ? key : `${variant} ${key}`;
+  if (variant === 'json') return key;
+  return language === null ? `${variant} ${key}` : `${variant} ${language} ${key}`;
 }
+
+/** The languages a page may be in (i18n/catalogue.ts): those offered and the space's own. */
+export interface LanguageChoice {
+  readonly offered: readonly string[];
+  readonly defaultLanguage: string;
+}
+
+/** The cookie that keeps a visitor's choice of language, named as Django names it (`/i18n/setlang/`). */
+export const LANGUAGE_COOKIE = 'django_language';
 
 /** Turns requests into their facts; per app, for its PUBLIC_URL and TRUST_PROXY. */
 export class RequestReader {
@@ -89,8 +102,15 @@ export class RequestReader {
   /** Requests of one client name the same host: the last valid base is reused without a check. */
   private lastOrigin = '';
   private lastBase = '';
+  /** Requests of one browser send the same Accept-Language: the last one's language is reused. */
+  private lastAccept: string | undefined = undefined;
+  private lastAccepted: string;
 
-  constructor(private readonly config: Pick<Config, 'publicUrl' | 'trustProxy'>) {
+  constructor(
+    private readonly config: Pick<Config, 'publicUrl' | 'trustProxy'>,
+    private readonly languages: LanguageChoice = { offered: ['en'], defaultLanguage: 'en' },
+  ) {
+    this.lastAccepted = languages.defaultLanguage;
     const trust = proxyTrust(config.trustProxy);
     this.trusted =
       trust &&
@@ -120,16 +140,36 @@ export class RequestReader {
     // An answer to a session's holder may be built for a member: never filed under a shared key.
     const cookie = request.headers.cookie;
     const session = cookie === undefined ? null : cookieValue(cookie, isHttps(base) ? HTTPS_SESSION_COOKIE : SESSION_COOKIE);
-    const key = session === null && base !== null && variant !== null && (method === 'GET' || method === 'HEAD') ? cacheKey(base, target.rawPath, target.query, variant) : null;
+    const language = variant === null || variant === 'json' ? null : this.languageOf(cookie, request.headers['accept-language'], base);
+    // One language offered: the key stays as it was, with no language in it.
+    const keyLanguage = this.languages.offered.length > 1 ? language : null;
+    const key =
+      session === null && base !== null && variant !== null && (method === 'GET' || method === 'HEAD') ? cacheKey(base, target.rawPath, target.query, variant, keyLanguage) : null;
     const authorization = request.headers.authorization;
     let secretHash: string | null = null;
     if (authorization !== undefined) {
       const secret = presentedSecret(authorization);
       if (typeof secret === 'string' && secret !== '') secretHash = hashSecret(secret);
     }
-    const facts = new RequestFacts(method, target, base, preferred, variant, key, secretHash, session);
+    const facts = new RequestFacts(method, target, base, preferred, variant, key, secretHash, session, language);
     (request as Partial<ArrivedRequest>).facts = facts;
     return facts;
+  }
+
+  /** A visitor's language, as Django's LocaleMiddleware finds it: the cookie's choice, else Accept-Language, else LANGUAGE_CODE. */
+  private languageOf(cookie: string | undefined, accept: string | undefined, base: string | null): string {
+    const { offered, defaultLanguage } = this.languages;
+    if (cookie !== undefined) {
+      const chosen = cookieValue(cookie, isHttps(base) ? HTTPS_LANGUAGE_COOKIE : LANGUAGE_COOKIE);
+      const language = chosen === null ? null : matchLanguage(chosen, offered);
+      if (language !== null) return language;
+    }
+    if (accept === undefined || offered.length === 1) return defaultLanguage;
+    if (accept !== this.lastAccept) {
+      this.lastAccepted = acceptedLanguage(accept, offered) ?? defaultLanguage;
+      this.lastAccept = accept;
+    }
+    return this.lastAccepted;
   }
 
   private baseOf(request: IncomingMessage): string | null {
@@ -154,6 +194,7 @@ export class RequestReader {
 /** The session cookie's name (members.md §2). */
 export const SESSION_COOKIE = 'session';
 const HTTPS_SESSION_COOKIE = cookieName(SESSION_COOKIE, true);
+const HTTPS_LANGUAGE_COOKIE = cookieName(LANGUAGE_COOKIE, true);
 
 /** Under /api/ every path is the API's, but for its reference, a page (web.md §4). */
 function isApiPath(rawPath: string): boolean {

@@ -1,3 +1,5 @@
+import { sortedQuery } from '../drf/query.js';
+import type { RequestFacts } from './facts.js';
 /**
  * Where to go after logging in (`next`), followed only when it is a path on this site (members.md
  * §2, §6): one leading `/`, not `//` nor `/\` (a browser reads both as another host), no control
@@ -30,4 +32,10 @@ function isLocalPath(path: string): boolean {
 /** The login page's address with `next` = `path` (a GET page's path and query). */
 export function loginUrl(path: string): string {
   return path === '/' ? '/accounts/login/' : `/accounts/login/?next=${encodeURIComponent(path)}`;
+}
+
+/** The request's page and query, as its login link's and language switch's `next` name it (the query as the cache key has it: one entry, one link). */
+export function hereOf(facts: RequestFacts): string {
+  const { rawPath, query } = facts.target;
+  return query.length === 0 ? rawPath : `${rawPath}?${sortedQuery(query)}`;
 }

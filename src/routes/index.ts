@@ -2,7 +2,7 @@ import { collectionsOf, type AppDeclaration } from '../http/app-declaration.js';
 import type { Route } from '../http/route.js';
 import { apiOf, type Api } from './api.js';
 import { ASSET_ROUTE, HEALTH_ROUTE } from './outside-api.js';
-import { sitePageRoutes } from './pages.js';
+import { SET_LANGUAGE_ROUTE, sitePageRoutes } from './pages.js';
 
 /** The route table of the apps that are on, and their API. */
 export interface RouteTable {
@@ -21,6 +21,6 @@ export function routeTable(apps: readonly AppDeclaration[]): RouteTable {
   const api = apiOf(collectionsOf(apps));
   return {
     api,
-    routes: [...api.routes, HEALTH_ROUTE, ASSET_ROUTE, ...sitePageRoutes(apps.flatMap((app) => app.panels ?? [])), ...apps.flatMap((app) => app.routes)],
+    routes: [...api.routes, HEALTH_ROUTE, ASSET_ROUTE, ...sitePageRoutes(apps.flatMap((app) => app.panels ?? [])), SET_LANGUAGE_ROUTE, ...apps.flatMap((app) => app.routes)],
   };
 }

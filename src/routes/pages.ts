@@ -1,7 +1,8 @@
 import type { VersionedTable } from '../db/table-versions.js';
 import { parseId } from '../drf/routes.js';
 import { answerPage, type PageSpec } from '../handlers/pages.js';
-import { declareRoute, type Route, type RoutePath } from '../http/route.js';
+import { setLanguage } from '../handlers/set-language.js';
+import { declareRoute, fixedPaths, type Route, type RoutePath } from '../http/route.js';
 import { API_DOCS_HEADERS, apiDocsPage } from '../web/api-docs.js';
 import { dashboardPage, dashboardReads, type DashboardPanel } from '../web/dashboard.js';
 import { detailPage, type DetailBuilder } from '../web/details.js';
@@ -9,7 +10,8 @@ import { HTML_HEADERS, HTML_TYPE, type NavLink } from '../web/layout.js';
 
 /** The web face's pages (web.md §3–§5): GET and HEAD, HTML but for the calendar feed. */
 export const METHODS = ['GET', 'HEAD'] as const;
-export const PAGE_HEADERS = { allow: METHODS.join(', '), vary: 'Accept-Encoding', ...HTML_HEADERS };
+// A page's language follows Accept-Language and the language cookie (request/facts.ts), which a shared cache must know.
+export const PAGE_HEADERS = { allow: METHODS.join(', '), vary: 'Accept-Encoding, Accept-Language, Cookie', ...HTML_HEADERS };
 
 /** A page route: its path's pattern (against the path as sent) and what it shows. */
 export function pageRoute<P>(name: string, template: string, match: (path: RoutePath) => P | null, spec: PageSpec<P>, slashRedirect = true): Route {
@@ -23,10 +25,20 @@ export const pattern =
 
 /** The navigation's links to the pages of no app (the apps' links fall in between by their order). */
 export const SITE_LINKS: readonly NavLink[] = [
-  { href: '/', label: 'Dashboard', order: 0 },
-  { href: '/api/', label: 'API', order: 80 },
-  { href: '/api/docs/', label: 'API reference', order: 81 },
+  { href: '/', label: 'site.nav.dashboard', order: 0 },
+  { href: '/api/', label: 'site.nav.api', order: 80 },
+  { href: '/api/docs/', label: 'site.nav.api-docs', order: 81 },
 ];
+
+/** The language switch of every page (handlers/set-language.ts), at Django's address. */
+export const SET_LANGUAGE_ROUTE: Route = declareRoute<true>({
+  name: 'set-language',
+  template: '/i18n/setlang/',
+  methods: ['POST'],
+  page: true,
+  match: fixedPaths('/i18n/setlang/'),
+  handle: (ex) => setLanguage(ex),
+});
 
 /** The pages of no app: the dashboard, of the apps' panels, and the API reference. */
 export function sitePageRoutes(panels: readonly DashboardPanel[]): Route[] {

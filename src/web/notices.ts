@@ -4,13 +4,19 @@
  * Each app declares its own (`AppDeclaration.notices`).
  */
 
-/** What a record form did, as its notice says it. */
-const RECORD_CHANGES = ['created', 'saved', 'deleted'] as const;
+import type { MessageKey } from '../i18n/words.js';
 
-/** A kind of record's forms' notices ("The project is saved."), one per change, under `<kind>-<change>`: its app declares them. */
-export function recordNotices({ kind, noun }: { kind: string; noun: string }): Readonly<Record<string, string>> {
-  return Object.fromEntries(RECORD_CHANGES.map((change) => [`${kind}-${change}`, `The ${noun} is ${change}.`]));
+/** What a record form did, as its notice says it: the message of each change (`The project is saved.`). */
+export interface RecordNotices {
+  readonly created: MessageKey;
+  readonly saved: MessageKey;
+  readonly deleted: MessageKey;
+}
+
+/** A kind of record's forms' notices, one per change, under `<kind>-<change>`: its app declares them. */
+export function recordNotices({ kind, notices }: { kind: string; notices: RecordNotices }): Readonly<Record<string, MessageKey>> {
+  return { [`${kind}-created`]: notices.created, [`${kind}-saved`]: notices.saved, [`${kind}-deleted`]: notices.deleted };
 }
 
 /** The site's own notices: none, the apps add theirs (`AppDeclaration.notices`). */
-export const SITE_NOTICES: Readonly<Record<string, string>> = {};
+export const SITE_NOTICES: Readonly<Record<string, MessageKey>> = {};

@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection.js';
+import type { Words } from '../i18n/words.js';
 import type { QueryPair } from '../drf/query.js';
 import type { TimeFormatter } from '../time.js';
 import type { PageTimes } from './format.js';
@@ -16,6 +17,8 @@ export interface PageViewer {
 export interface PageContext {
   db: Db;
   site: Site;
+  /** The page's words: its language's messages, dates and numbers (the same as `site.words`). */
+  words: Words;
   times: PageTimes;
   zone: TimeFormatter;
   base: string;

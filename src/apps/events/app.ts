@@ -1,4 +1,5 @@
 import type { AppDeclaration } from '../../http/app-declaration.js';
+import { EVENTS_LOCALE } from './words.js';
 import { EVENTS_PANELS } from './web/panels.js';
 import type { Route } from '../../http/route.js';
 import { originalPaths, originalRecordAddress } from '../../routes/original-addresses.js';
@@ -60,6 +61,7 @@ const PAGES: readonly Route[] = [
 
 export const eventsApp: AppDeclaration = {
   name: 'events',
+  locale: EVENTS_LOCALE,
   needs: ['users'],
   migrations: {},
   tables: EVENTS_TABLES,
@@ -83,7 +85,7 @@ export const eventsApp: AppDeclaration = {
   panels: EVENTS_PANELS,
   notices: { ...recordNotices(EVENT_FORMS), ...recordNotices(MEETING_FORMS) },
   nav: [
-    { href: '/events/', label: 'Events', order: 20 },
-    { href: '/events.ics', label: 'Calendar', order: 90, calendar: 'Events' },
+    { href: '/events/', label: 'events.nav', order: 20 },
+    { href: '/events.ics', label: 'events.nav.calendar', order: 90, calendar: 'events.nav' },
   ],
 };

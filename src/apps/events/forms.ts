@@ -7,6 +7,7 @@ export const EVENT_FORMS: RecordFormKind = {
   kind: 'events',
   noun: 'event',
   aNoun: 'an event',
+  notices: { created: 'events.notice.created', saved: 'events.notice.saved', deleted: 'events.notice.deleted' },
   collection: EVENTS,
   nameOf: eventTitle,
   // The schema's first status, the member as its organizer.
@@ -22,6 +23,7 @@ export const MEETING_FORMS: RecordFormKind = {
   kind: 'meetings',
   noun: 'meeting',
   aNoun: 'a meeting',
+  notices: { created: 'events.meeting.notice.created', saved: 'events.meeting.notice.saved', deleted: 'events.meeting.notice.deleted' },
   collection: MEETINGS,
   // A meeting is called after its event.
   nameOf: async (db, id) => {

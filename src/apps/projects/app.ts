@@ -1,4 +1,5 @@
 import type { AppDeclaration } from '../../http/app-declaration.js';
+import { PROJECTS_LOCALE } from './words.js';
 import { PROJECTS_PANELS } from './web/panels.js';
 import { originalPaths, originalRecordAddress } from '../../routes/original-addresses.js';
 import { detailRoute, pageRoute, PAGE_HEADERS, pattern } from '../../routes/pages.js';
@@ -19,6 +20,7 @@ import { PROJECTS_TABLES } from './tables.js';
  */
 export const projectsApp: AppDeclaration = {
   name: 'projects',
+  locale: PROJECTS_LOCALE,
   needs: ['users'],
   migrations: {},
   tables: PROJECTS_TABLES,
@@ -44,5 +46,5 @@ export const projectsApp: AppDeclaration = {
   ],
   panels: PROJECTS_PANELS,
   notices: recordNotices(PROJECT_FORMS),
-  nav: [{ href: '/projects/', label: 'Projects', order: 10 }],
+  nav: [{ href: '/projects/', label: 'projects.nav', order: 10 }],
 };

@@ -6,6 +6,7 @@ export const PROJECT_FORMS: RecordFormKind = {
   kind: 'projects',
   noun: 'project',
   aNoun: 'a project',
+  notices: { created: 'projects.notice.created', saved: 'projects.notice.saved', deleted: 'projects.notice.deleted' },
   collection: PROJECTS,
   nameOf: async (db, id) => (await db.selectFrom('projects').select('title').where('id', '=', id).executeTakeFirst())?.title,
   // The schema's first status, progress 0, the member as its maintainer and a participant.

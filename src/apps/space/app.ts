@@ -1,4 +1,5 @@
 import type { AppDeclaration } from '../../http/app-declaration.js';
+import { SPACE_LOCALE } from './words.js';
 import { SPACE_PANELS } from './web/panels.js';
 import { OPENINGS } from './collections.js';
 import { SPACE_ROUTES } from './routes.js';
@@ -11,6 +12,7 @@ import { SPACE_TABLES } from './tables.js';
  */
 export const spaceApp: AppDeclaration = {
   name: 'space',
+  locale: SPACE_LOCALE,
   // The SpaceAPI document names the key holders who show their names.
   needs: ['users'],
   migrations: {},

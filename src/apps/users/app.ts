@@ -1,4 +1,5 @@
 import type { AppDeclaration } from '../../http/app-declaration.js';
+import { USERS_LOCALE } from './words.js';
 import { USERS_PANELS } from './web/panels.js';
 import type { Route } from '../../http/route.js';
 import { detailRoute } from '../../routes/pages.js';
@@ -32,6 +33,7 @@ const ACCOUNT_PAGE_NAMES = new Set(NAMED_ROUTES.flatMap((route) => /^\/accounts\
 
 export const usersApp: AppDeclaration = {
   name: 'users',
+  locale: USERS_LOCALE,
   needs: [],
   optional: false,
   migrations: USERS_MIGRATIONS,

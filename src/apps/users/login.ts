@@ -23,6 +23,7 @@ interface Candidate {
   is_superuser: number;
   first_name: string;
   last_name: string;
+  language: string;
 }
 
 /**
@@ -78,7 +79,7 @@ async function findLoginUser(db: Db, typedName: string): Promise<Candidate | nul
   if (chosen === null) return null;
   const user = await db
     .selectFrom('users')
-    .select(['id', 'username', 'password', 'is_active', 'is_superuser', 'first_name', 'last_name'])
+    .select(['id', 'username', 'password', 'is_active', 'is_superuser', 'first_name', 'last_name', 'language'])
     .where('id', '=', chosen.id)
     .executeTakeFirst();
   return user ?? null;

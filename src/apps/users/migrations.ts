@@ -171,9 +171,20 @@ const passkeys: Migration = {
   },
 };
 
+/** Languages (languages.md): the language a member chose for pages and mails; empty for none (the browser's, else LANGUAGE_CODE). */
+const language: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .alterTable('users')
+      .addColumn('language', 'text', (c) => c.notNull().defaultTo(''))
+      .execute();
+  },
+};
+
 /** Under the names databases recorded them by before the apps (new ones: `users.<number>_<what>`). */
 export const USERS_MIGRATIONS: MigrationSet = {
   '0010_members': members,
   '0011_oidc': oidc,
   '0012_passkeys': passkeys,
+  'users.0013_language': language,
 };

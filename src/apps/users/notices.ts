@@ -1,20 +1,22 @@
-/** The members' pages' confirmations (web/notices.ts), by their codes. */
+import type { MessageKey } from '../../i18n/words.js';
+
+/** The members' pages' confirmations (web/notices.ts), by their codes: each a message of the users app's catalogues. */
 export const USERS_NOTICES = {
-  joined: 'You take part in this project.',
-  left: 'You no longer take part in this project.',
-  interested: 'You are interested in this event.',
-  'not-interested': 'You are no longer interested in this event.',
-  'member-saved': 'The member is saved.',
-  'member-passkeys-removed': 'The member’s passkeys are removed, and they are logged out everywhere.',
-  'group-created': 'The group is created.',
-  'group-saved': 'The group is saved.',
-  'group-deleted': 'The group is deleted.',
-  'token-revoked': 'The token is revoked.',
-  'passkey-added': 'Your passkey is added: you can log in with it.',
-  'passkey-renamed': 'Your passkey is renamed.',
-  'passkey-removed': 'Your passkey is removed: it logs no one in any more.',
-  'profile-saved': 'Your profile is saved.',
-  'password-changed': 'Your password is changed. Your other sessions are logged out.',
-} as const satisfies Readonly<Record<string, string>>;
+  joined: 'users.notice.joined',
+  left: 'users.notice.left',
+  interested: 'users.notice.interested',
+  'not-interested': 'users.notice.not-interested',
+  'member-saved': 'users.notice.member-saved',
+  'member-passkeys-removed': 'users.notice.member-passkeys-removed',
+  'group-created': 'users.notice.group-created',
+  'group-saved': 'users.notice.group-saved',
+  'group-deleted': 'users.notice.group-deleted',
+  'token-revoked': 'users.notice.token-revoked',
+  'passkey-added': 'users.notice.passkey-added',
+  'passkey-renamed': 'users.notice.passkey-renamed',
+  'passkey-removed': 'users.notice.passkey-removed',
+  'profile-saved': 'users.notice.profile-saved',
+  'password-changed': 'users.notice.password-changed',
+} as const satisfies Readonly<Record<string, MessageKey>>;
 
 export type UsersNotice = keyof typeof USERS_NOTICES;

@@ -2,7 +2,7 @@ import type { Db } from '../../db/connection.js';
 import { foldCase } from './users.js';
 import { createMember } from './accounts.js';
 import type { ProviderIdentity } from './oidc-client.js';
-import type { Member } from './sessions.js';
+import { MEMBER_COLUMNS, memberOf, type Member } from './sessions.js';
 
 /**
  * Who a person logging in through the OpenID provider is here (members.md §5): the member their
@@ -18,7 +18,7 @@ export type SsoOutcome =
   /** Several members have the verified address: no way to tell which. */
   | { kind: 'ambiguous' };
 
-const USER_COLUMNS = ['users.id', 'users.username', 'users.first_name', 'users.last_name', 'users.is_superuser', 'users.is_active'] as const;
+const USER_COLUMNS = [...MEMBER_COLUMNS, 'users.is_active'] as const;
 const MAX_USERNAME = 150;
 
 interface UserRow {
@@ -28,6 +28,7 @@ interface UserRow {
   last_name: string;
   is_superuser: number;
   is_active: number;
+  language: string;
 }
 
 export async function memberForIdentity(db: Db, identity: ProviderIdentity, options: { createMembers: boolean }, nowUs: number): Promise<SsoOutcome> {
@@ -63,7 +64,7 @@ export async function memberForIdentity(db: Db, identity: ProviderIdentity, opti
   const names = { first_name: (identity.givenName ?? '').slice(0, 150), last_name: (identity.familyName ?? '').slice(0, 150) };
   await db.updateTable('users').set(names).where('id', '=', id).execute();
   await link(db, identity, id, nowUs);
-  return loggedIn(db, { id, username, ...names, is_superuser: 0, is_active: 1 }, 'created', nowUs);
+  return loggedIn(db, { id, username, ...names, is_superuser: 0, is_active: 1, language: '' }, 'created', nowUs);
 }
 
 /** Whether the member is linked to a subject of this issuer (the profile page says so). */
@@ -78,7 +79,7 @@ async function link(db: Db, identity: ProviderIdentity, userId: number, nowUs: n
 
 async function loggedIn(db: Db, user: UserRow, found: 'link' | 'email' | 'created', nowUs: number): Promise<SsoOutcome> {
   await db.updateTable('users').set({ last_login_us: nowUs }).where('id', '=', user.id).execute();
-  const member: Member = { id: user.id, username: user.username, firstName: user.first_name, lastName: user.last_name, isSuperuser: user.is_superuser !== 0 };
+  const member = memberOf(user);
   return { kind: 'member', member, found };
 }
 

@@ -28,6 +28,8 @@ export interface UsersTable {
   description: Generated<string | null>;
   /** Not the original's: whether the member's public page shows their first and last name. */
   show_name: Generated<number>;
+  /** Not the original's: the language the member chose for pages and mails (a tag of LANGUAGES), '' for none. */
+  language: Generated<string>;
 }
 
 /** The original's auth many-to-many fields. A number may name a group or permission that no import brought (no foreign key). */

@@ -8,13 +8,22 @@ export interface Member {
   firstName: string;
   lastName: string;
   isSuperuser: boolean;
+  /** The language they chose for pages and mails; null for none. */
+  language: string | null;
 }
 
 /** The columns of users a Member is made of (memberOf), for a query that joins users. */
-export const MEMBER_COLUMNS = ['users.id', 'users.username', 'users.first_name', 'users.last_name', 'users.is_superuser'] as const;
+export const MEMBER_COLUMNS = ['users.id', 'users.username', 'users.first_name', 'users.last_name', 'users.is_superuser', 'users.language'] as const;
 
-export function memberOf(row: { id: number; username: string; first_name: string; last_name: string; is_superuser: number }): Member {
-  return { id: row.id, username: row.username, firstName: row.first_name, lastName: row.last_name, isSuperuser: row.is_superuser !== 0 };
+export function memberOf(row: { id: number; username: string; first_name: string; last_name: string; is_superuser: number; language: string }): Member {
+  return {
+    id: row.id,
+    username: row.username,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    isSuperuser: row.is_superuser !== 0,
+    language: row.language === '' ? null : row.language,
+  };
 }
 
 /** A live session: its member, the hash that names it in the database, and when it ends. */

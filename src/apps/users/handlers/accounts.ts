@@ -110,7 +110,7 @@ export async function logoutWithoutSession(m: MemberExchange<unknown>): Promise<
 export async function loginForm(m: MemberExchange<unknown>, typed: Pick<LoginForm, 'username' | 'next' | 'error'>): Promise<Buffer> {
   const db = m.ex.services.database.db;
   // A visitor's log-in link on the login page itself leads nowhere else.
-  const site = m.viewer === null ? siteFor(m.site, { member: null, next: null }) : m.site;
+  const site = m.viewer === null ? siteFor(m.site, m.site.words, { member: null, next: null }) : m.site;
   return loginPage(site, {
     ...typed,
     csrf: m.csrf,

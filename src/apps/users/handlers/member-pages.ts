@@ -15,7 +15,9 @@ import type { Html } from '../../../web/html.js';
 import { HTML_HEADERS, siteFor, type Site } from '../../../web/layout.js';
 import { notFoundPage } from '../../../web/not-found.js';
 import { takeNotice } from '../../../handlers/notice.js';
-import { hereOf, navOf, settleSessionCookie, viewerOf } from './viewer.js';
+import { navOf, settleSessionCookie, viewerOf } from './viewer.js';
+import { hereOf } from '../../../request/next-path.js';
+import { wordsFor } from '../../../http/viewing.js';
 import { PRIVATE } from '../../../http/viewing.js';
 
 /**
@@ -84,7 +86,8 @@ async function answerMemberPage<P>(ex: Exchange<P>, page: MemberPageDeclaration<
   const viewer = await viewerOf(ex);
   settleSessionCookie(reply, facts, viewer);
   const shown = viewer !== null && (facts.method === 'GET' || facts.method === 'HEAD');
-  const site = siteFor(ex.services.site, navOf(facts, viewer), shown ? takeNotice(reply, facts, request.headers.cookie, ex.services.notices) : null);
+  const words = wordsFor(ex.services.catalogue, ex.services.viewing, facts, viewer);
+  const site = siteFor(ex.services.site, words, navOf(facts, viewer), shown ? takeNotice(reply, facts, request.headers.cookie, ex.services.notices) : null, shown ? hereOf(facts) : null);
   const nowUs = Date.now() * 1000;
   if (!methods.includes(facts.method)) {
     return sendPage(reply, 405, messagePage(site, { title: 'Method not allowed', message: `This page does not answer ${facts.method}.` }));

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { sortedQuery } from '../../../drf/query.js';
+import { hereOf } from '../../../request/next-path.js';
 import { findSession, type MemberSession } from '../sessions.js';
 import { clearCookie, isHttps, setCookie } from '../../../request/cookies.js';
 import { csrfToken } from '../../../request/csrf.js';
@@ -18,12 +18,6 @@ export async function viewerOf({ facts, services }: { facts: RequestFacts; servi
   if (facts.session === null) return (facts.viewer = null);
   const found = await findSession(services.database.db, facts.session, Date.now() * 1000, services.config.members.sessionDays);
   return (facts.viewer = found);
-}
-
-/** The request's page and query, as its login link's `next` names it (the query as the cache key has it: one entry, one link). */
-export function hereOf(facts: RequestFacts): string {
-  const { rawPath, query } = facts.target;
-  return query.length === 0 ? rawPath : `${rawPath}?${sortedQuery(query)}`;
 }
 
 /** The navigation's account part for a request: the member's, or a visitor's with the way back to a GET page. */
@@ -55,5 +49,9 @@ export function memberViewing(services: Pick<Services, 'database' | 'config'>): 
     nav: navOf,
     page: (viewer, csrf) => ({ id: viewer.member.id, username: viewer.member.username, csrf }),
     settle: settleSessionCookie,
+    language: (viewer) => viewer.member.language,
+    chooseLanguage: async (viewer, language) => {
+      await services.database.db.updateTable('users').set({ language }).where('id', '=', viewer.member.id).execute();
+    },
   };
 }
