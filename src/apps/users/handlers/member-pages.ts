@@ -87,7 +87,13 @@ async function answerMemberPage<P>(ex: Exchange<P>, page: MemberPageDeclaration<
   settleSessionCookie(reply, facts, viewer);
   const shown = viewer !== null && (facts.method === 'GET' || facts.method === 'HEAD');
   const words = wordsFor(ex.services.catalogue, ex.services.viewing, facts, viewer);
-  const site = siteFor(ex.services.site, words, navOf(facts, viewer), shown ? takeNotice(reply, facts, request.headers.cookie, ex.services.notices) : null, shown ? hereOf(facts) : null);
+  const site = siteFor(
+    ex.services.site,
+    words,
+    navOf(facts, viewer),
+    shown ? takeNotice(reply, facts, request.headers.cookie, ex.services.notices) : null,
+    shown ? hereOf(facts) : null,
+  );
   const nowUs = Date.now() * 1000;
   if (!methods.includes(facts.method)) {
     return sendPage(reply, 405, messagePage(site, { title: 'Method not allowed', message: `This page does not answer ${facts.method}.` }));
