@@ -16,6 +16,8 @@
 //   project-edit.png     that member (granted `projects.change_project` with `user grant`)
 //                        editing the project of project.png: a blank title and a blank short
 //                        description sent with Enter, answered with the messages next to their fields
+//   fr/, nl/             the dashboard, the project, the login page and the refused edit again,
+//                        in a browser set to French (Belgium), then Dutch (Belgium)
 // Then stops the demo (its whole process group). Any failure exits non-zero.
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -213,6 +215,49 @@ async function shootMember(browser, base, linkPath, project) {
   }
 }
 
+/**
+ * The same pages in another language (languages.md), as a browser set to it asks for them
+ * (`Accept-Language`): the dashboard, the project, the login page and, logged in as the member,
+ * the project's edit form refused; in docs/screenshots/<language>/.
+ */
+async function shootLanguage(browser, base, project, language, locale) {
+  const password = 'analytical engine 1843';
+  const dir = path.join(OUT, language);
+  fs.mkdirSync(dir, { recursive: true });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light', reducedMotion: 'reduce', locale });
+  const shot = async (page, name) => {
+    await page.evaluate('document.fonts.ready.then(() => true)');
+    await page.screenshot({ path: path.join(dir, name), fullPage: true });
+    console.log(`wrote ${path.relative(ROOT, path.join(dir, name))}`);
+  };
+  try {
+    const page = await context.newPage();
+    for (const [address, name] of [
+      ['/', 'dashboard.png'],
+      [project, 'project.png'],
+      ['/accounts/login/', 'login.png'],
+    ]) {
+      const response = await page.goto(base + address, { waitUntil: 'load' });
+      if (!response?.ok()) throw new Error(`${address} answered ${response?.status()}`);
+      const lang = await page.getAttribute('html', 'lang');
+      if (lang !== language) throw new Error(`${address} is in ${lang}, not ${language}`);
+      await shot(page, name);
+    }
+    await page.fill('input[name="username"]', 'ada');
+    await page.fill('input[name="password"]', password);
+    await Promise.all([page.waitForURL((url) => !url.pathname.startsWith('/accounts/login/')), page.keyboard.press('Enter')]);
+    await page.goto(`${base}${project}edit/`);
+    await page.fill('input[name="title"]', ' ');
+    await page.fill('[name="short_description"]', ' ');
+    const [refused] = await Promise.all([page.waitForResponse((res) => res.request().method() === 'POST'), page.press('input[name="title"]', 'Enter')]);
+    if (refused.status() !== 422) throw new Error(`the refused edit answered ${refused.status()}, not 422`);
+    await page.waitForLoadState('load');
+    await shot(page, 'project-edit.png');
+  } finally {
+    await context.close();
+  }
+}
+
 async function main() {
   let server;
   let browser;
@@ -229,6 +274,8 @@ async function main() {
     const project = await projectPath(server.base);
     await shoot(browser, `${server.base}${project}`, path.join(OUT, 'project.png'), 1280);
     await shootMember(browser, server.base.replace('127.0.0.1', 'localhost'), createMember(env), project);
+    await shootLanguage(browser, server.base, project, 'fr', 'fr-BE');
+    await shootLanguage(browser, server.base, project, 'nl', 'nl-BE');
   } finally {
     await browser?.close();
     await server?.stop();
