@@ -26,6 +26,9 @@ await build({
 
 // The common-passwords list the password rules read beside the bundle (src/apps/users/password-rules.ts).
 cpSync('src/apps/users/common-passwords.txt.gz', 'dist/common-passwords.txt.gz');
+// The API's messages in each language, read at start beside the bundle (src/drf/messages.ts).
+rmSync('dist/drf-locale', { recursive: true, force: true });
+cpSync('src/drf/locale', 'dist/drf-locale', { recursive: true });
 
 // The web pages' stylesheet and script, read at start beside the bundle (src/web/assets.ts).
 rmSync('dist/assets', { recursive: true, force: true });

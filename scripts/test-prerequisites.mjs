@@ -10,13 +10,22 @@
 // - PostgreSQL, when the engines include postgres: the local cluster is started when it is down.
 // - An MQTT broker on 127.0.0.1:1883 (unless MQTT_TEST_URL names another): Mosquitto is started
 //   when nothing listens there.
+// - Debian trixie's python3-django (4.2) and python3-djangorestframework (3.16), whose message
+//   catalogues test/api-messages.test.ts compares the API's messages with: the current .deb of each,
+//   found in trixie's package index, checked against its SHA256 and extracted into
+//   $XDG_CACHE_HOME/hackerspace-api/debian-trixie/<package>/ (~/.cache without it); nothing is done
+//   when they are there already. A failed download is said, not fatal: that test is then skipped.
 //
 // Test hooks (test/test-prerequisites.test.ts), for checking the package logic without changing
 // the machine: TEST_PREREQ_ROOT prefixes every path looked for (so packages can be made "missing"),
-// and TEST_PREREQ_NOT_ROOT=1 acts as a user other than root (so nothing is installed).
+// and TEST_PREREQ_NOT_ROOT=1 acts as a user other than root (so nothing is installed);
+// TEST_PREREQ_DEBIAN_MIRROR replaces http://deb.debian.org/debian (so a download can fail).
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const engines = process.argv.length > 2 ? process.argv.slice(2) : ['sqlite', 'postgres'];
@@ -132,7 +141,61 @@ async function startMosquitto() {
   }
 }
 
+const DEBIAN_MIRROR = process.env.TEST_PREREQ_DEBIAN_MIRROR ?? 'http://deb.debian.org/debian';
+/** The packages whose catalogues are Django's and DRF's words (test/support/debian-catalogues.ts reads them from the same place). */
+const DEBIAN_PACKAGES = ['python3-django', 'python3-djangorestframework'];
+const debianCache = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'hackerspace-api', 'debian-trixie');
+
+/** Filename and SHA256 of each package in trixie's index (a security update changes the file, so it is never written down). */
+async function debianIndex() {
+  const response = await fetch(`${DEBIAN_MIRROR}/dists/trixie/main/binary-all/Packages.xz`);
+  if (!response.ok) throw new Error(`the package index answered ${response.status}`);
+  const xz = spawnSync('xz', ['-dc'], { input: Buffer.from(await response.arrayBuffer()), maxBuffer: 1 << 30, encoding: 'utf8' });
+  if (xz.status !== 0) throw new Error(`xz could not read the package index: ${xz.stderr || xz.error}`);
+  const found = new Map();
+  for (const stanza of xz.stdout.split('\n\n')) {
+    const field = (name) => new RegExp(`^${name}: (.+)$`, 'm').exec(stanza)?.[1].trim();
+    const name = field('Package');
+    if (DEBIAN_PACKAGES.includes(name)) found.set(name, { filename: field('Filename'), sha256: field('SHA256') });
+  }
+  return found;
+}
+
+/** Each package extracted into the cache, downloaded and checked when it is not there yet. */
+async function fetchDebianCatalogues() {
+  const missing = DEBIAN_PACKAGES.filter((name) => !existsSync(path.join(debianCache, name, '.complete')));
+  if (missing.length === 0) return;
+  say(`downloading Debian trixie's ${missing.join(' and ')} (their message catalogues) into ${debianCache}`);
+  try {
+    const index = await debianIndex();
+    for (const name of missing) {
+      const entry = index.get(name);
+      if (!entry?.filename || !entry.sha256) throw new Error(`${name} is not in trixie's index`);
+      const response = await fetch(`${DEBIAN_MIRROR}/${entry.filename}`);
+      if (!response.ok) throw new Error(`${entry.filename} answered ${response.status}`);
+      const deb = Buffer.from(await response.arrayBuffer());
+      const sha256 = createHash('sha256').update(deb).digest('hex');
+      if (sha256 !== entry.sha256) throw new Error(`${entry.filename} has SHA256 ${sha256}, the index says ${entry.sha256}`);
+      // Extracted beside its final place, then renamed: an interrupted run leaves no half tree behind.
+      const target = path.join(debianCache, name);
+      const partial = `${target}.partial`;
+      rmSync(partial, { recursive: true, force: true });
+      mkdirSync(partial, { recursive: true });
+      const file = path.join(partial, path.basename(entry.filename));
+      writeFileSync(file, deb);
+      if (!run('dpkg-deb', ['-x', file, partial])) throw new Error(`dpkg-deb could not extract ${entry.filename}`);
+      rmSync(file);
+      writeFileSync(path.join(partial, '.complete'), `${entry.filename}\n`);
+      rmSync(target, { recursive: true, force: true });
+      renameSync(partial, target);
+    }
+  } catch (error) {
+    say(`could not get Debian's catalogues (${error.message}): test/api-messages.test.ts will be skipped`);
+  }
+}
+
 const missing = missingPackages();
 if (missing.length > 0) installPackages(missing);
 if (engines.includes('postgres')) await startPostgres();
 await startMosquitto();
+await fetchDebianCatalogues();

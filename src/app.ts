@@ -8,6 +8,7 @@ import { openDatabase, type DatabaseHandle } from './db/connection.js';
 import { avatarUrls } from './drf/links.js';
 import { corsHeaders, SECURITY_HEADERS } from './drf/headers.js';
 import { notFound, unavailable } from './drf/errors.js';
+import { drfText, readDrfCatalogue } from './drf/messages.js';
 import { FailureThrottle } from './drf/throttle.js';
 import { pingTimeoutOf, sharedPing } from './handlers/health.js';
 import { openApiDocument } from './openapi/document.js';
@@ -96,6 +97,8 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   const logger = deps.logger ?? { level: config.logLevel };
   // Every installed app's words, whether it is on or off: a catalogue costs a few kilobytes.
   const catalogue = Catalogue.read([SITE_LOCALE, ...INSTALLED_APPS.flatMap((app) => (app.locale === undefined ? [] : [app.locale]))], config);
+  // The API's messages in LANGUAGE_CODE: its catalogue read once, handed to whatever answers an error.
+  const apiText = drfText(readDrfCatalogue(config.languageCode));
   const site: Site = {
     name: spaceNameOf(spaceApiSetup, config),
     words: catalogue.spaceWords,
@@ -132,7 +135,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     // Paths are matched by our own route table (src/routes/), so Fastify's router sees one wildcard.
     routerOptions: { maxParamLength: 65_536 },
     frameworkErrors: (error, request, reply) => {
-      frameworkError(error, request, reply, htmlErrors);
+      frameworkError(error, request, reply, htmlErrors, apiText);
     },
     clientErrorHandler: clientError,
     exposeHeadRoutes: false,
@@ -210,6 +213,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     feed: live.feed,
     writes,
     throttle: new FailureThrottle(),
+    drfText: apiText,
     memberTokens: MEMBER_TOKENS,
     hasher: new PasswordHasher({
       iterations: config.members.passwordIterations,
@@ -250,7 +254,7 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     if (matched.route.bodiless) return ready.handle({ request, reply, facts, services });
     request.ready = ready;
   });
-  app.setErrorHandler(errorHandler(htmlErrors));
+  app.setErrorHandler(errorHandler(htmlErrors, apiText));
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     if (request.ready === undefined) throw notFound();
     return request.ready.handle({ request, reply, facts: reader.of(request.raw), services });

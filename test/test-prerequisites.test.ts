@@ -27,13 +27,23 @@ function treeWith(files: Record<string, number>, python: 'working' | 'failing' =
   return tree;
 }
 
-/** Runs the script for the SQLite suite (PostgreSQL is left alone) against `tree`, as a user other than root. */
+/** A cache holding Debian's packages as if extracted already (scripts/test-prerequisites.mjs then downloads nothing). */
+function cacheWithDebianPackages(tree: string): string {
+  const cache = path.join(tree, 'cache');
+  for (const name of ['python3-django', 'python3-djangorestframework']) {
+    fs.mkdirSync(path.join(cache, 'hackerspace-api', 'debian-trixie', name), { recursive: true });
+    fs.writeFileSync(path.join(cache, 'hackerspace-api', 'debian-trixie', name, '.complete'), 'pool/main/…\n');
+  }
+  return cache;
+}
+
+/** Runs the script for the SQLite suite (PostgreSQL is left alone) against `tree`, as a user other than root, Debian's packages in its cache. */
 function prerequisites(tree: string, env: Record<string, string> = {}) {
   const base = { ...process.env };
   delete base.ORIGINAL_SOURCE;
   const result = spawnSync(process.execPath, [SCRIPT, 'sqlite'], {
     encoding: 'utf8',
-    env: { ...base, TEST_PREREQ_ROOT: tree, TEST_PREREQ_NOT_ROOT: '1', ...env },
+    env: { ...base, TEST_PREREQ_ROOT: tree, TEST_PREREQ_NOT_ROOT: '1', XDG_CACHE_HOME: cacheWithDebianPackages(tree), ...env },
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -64,5 +74,14 @@ describe('test prerequisites (scripts/test-prerequisites.mjs)', () => {
     const tree = treeWith({ [EXECUTABLES.chromium]: 0o755, [EXECUTABLES.nginx]: 0o755, [EXECUTABLES.mosquitto]: 0o755, [EXECUTABLES.python]: 0o755 });
     const result = prerequisites(tree, { MQTT_TEST_URL: 'mqtt://127.0.0.1:1' });
     assert.deepEqual(result, { status: 0, stdout: '', stderr: '' });
+  });
+
+  it("says when Debian's catalogues cannot be downloaded, and goes on (test/api-messages.test.ts is then skipped)", () => {
+    const tree = treeWith({ [EXECUTABLES.chromium]: 0o755, [EXECUTABLES.nginx]: 0o755, [EXECUTABLES.mosquitto]: 0o755, [EXECUTABLES.python]: 0o755 });
+    const cache = path.join(tree, 'empty-cache');
+    const result = prerequisites(tree, { MQTT_TEST_URL: 'mqtt://127.0.0.1:1', XDG_CACHE_HOME: cache, TEST_PREREQ_DEBIAN_MIRROR: 'http://127.0.0.1:1/debian' });
+    assert.equal(result.status, 0);
+    assert.match(result.stderr, /could not get Debian's catalogues \(.+\): test\/api-messages\.test\.ts will be skipped/);
+    assert.equal(fs.existsSync(path.join(cache, 'hackerspace-api', 'debian-trixie', 'python3-django', '.complete')), false);
   });
 });

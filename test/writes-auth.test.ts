@@ -479,9 +479,9 @@ describe('throttling failed authentications', () => {
   });
 
   it('the 429 message follows DRF (singular for one second)', () => {
-    assert.equal(throttled(60).detail, 'Request was throttled. Expected available in 60 seconds.');
-    assert.equal(throttled(2).detail, 'Request was throttled. Expected available in 2 seconds.');
-    assert.equal(throttled(1).detail, 'Request was throttled. Expected available in 1 second.');
+    assert.equal(throttled(60).message, 'Request was throttled. Expected available in 60 seconds.');
+    assert.equal(throttled(2).message, 'Request was throttled. Expected available in 2 seconds.');
+    assert.equal(throttled(1).message, 'Request was throttled. Expected available in 1 second.');
     assert.deepEqual(throttled(7).headers, { 'retry-after': '7' });
   });
 

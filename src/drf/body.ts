@@ -1,3 +1,4 @@
+import { message } from '../resources/write-errors.js';
 import { ApiError } from './errors.js';
 import { parseQuery } from './query.js';
 import type { RequestData } from './serializer.js';
@@ -18,7 +19,7 @@ export function parseBody(contentType: string | undefined, body: Buffer | undefi
 }
 
 function unsupported(contentType: string): ApiError {
-  return new ApiError(415, `Unsupported media type "${contentType.trim()}" in request.`);
+  return new ApiError(415, message('Unsupported media type "{media_type}" in request.', { media_type: contentType.trim() }));
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

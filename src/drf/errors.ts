@@ -1,11 +1,17 @@
-/** The one error type of the HTTP layer: a status, a public message, and headers to add. */
+import { message } from '../resources/write-errors.js';
+import { englishText, type Detail } from './messages.js';
+
+/**
+ * The one error type of the HTTP layer: a status, a public message (DRF's msgid and values, worded
+ * in LANGUAGE_CODE by the error handler), and headers to add.
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly detail: string,
+    readonly detail: Detail,
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
-    super(detail);
+    super(englishText(detail));
     this.name = 'ApiError';
   }
 }
@@ -19,8 +25,11 @@ export const notAcceptable = () => new ApiError(406, 'Could not satisfy the requ
 export const notAuthenticated = () => new ApiError(401, 'Authentication credentials were not provided.', { 'www-authenticate': 'Token' });
 export const invalidToken = () => new ApiError(401, 'Invalid token.', { 'www-authenticate': 'Token' });
 export const forbidden = () => new ApiError(403, 'You do not have permission to perform this action.');
-export const methodNotAllowed = (method: string, headers: Record<string, string> = {}) => new ApiError(405, `Method "${method}" not allowed.`, headers);
-export const throttled = (seconds: number) =>
-  new ApiError(429, `Request was throttled. Expected available in ${seconds} second${seconds === 1 ? '' : 's'}.`, { 'retry-after': String(seconds) });
+export const methodNotAllowed = (method: string, headers: Record<string, string> = {}) => new ApiError(405, message('Method "{method}" not allowed.', { method }), headers);
+/** DRF's Throttled: its sentence, then the wait's (ngettext's choice between two msgids). */
+export const throttled = (wait: number) =>
+  new ApiError(429, ['Request was throttled.', message(wait === 1 ? 'Expected available in {wait} second.' : 'Expected available in {wait} seconds.', { wait })], {
+    'retry-after': String(wait),
+  });
 /** Shutting down, or the database cannot answer: come back shortly. */
 export const unavailable = (headers: Record<string, string> = {}) => new ApiError(503, 'Service temporarily unavailable.', { 'retry-after': RETRY_AFTER_SECONDS, ...headers });

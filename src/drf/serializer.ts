@@ -1,5 +1,5 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import { FieldErrors, type FieldMessages } from '../resources/write-errors.js';
+import { FieldErrors, message, type FieldMessages, type Message } from '../resources/write-errors.js';
 import { EMAIL_PATTERN, type RelationTarget } from '../resources/write-schema.js';
 import { localInstant, parseLocalMicros, parseIsoMicros } from '../time.js';
 import { decodePath, parseId, type RouteMatch } from './routes.js';
@@ -81,13 +81,15 @@ function sourceOf(data: RequestData): Source {
   }
   const value = data.value;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new FieldErrors({ non_field_errors: [value === null ? 'No data provided' : `Invalid data. Expected a dictionary, but got ${pythonType(value)}.`] });
+    throw new FieldErrors({
+      non_field_errors: [value === null ? 'No data provided' : message('Invalid data. Expected a dictionary, but got {datatype}.', { datatype: pythonType(value) })],
+    });
   }
   const object = value as Record<string, unknown>;
   return { has: (name) => Object.hasOwn(object, name), get: (name) => object[name] };
 }
 
-type FieldResult = { value: unknown } | { error: string };
+type FieldResult = { value: unknown } | { error: Message };
 
 function readField(field: TSchema, raw: unknown, form: boolean, options: ReadOptions): FieldResult {
   const inner = nonNull(field);
@@ -121,7 +123,7 @@ function readText(raw: unknown, field: TSchema): FieldResult {
   if (value === '') return field['x-not-blank'] ? { error: 'This field may not be blank.' } : { value };
   // Lengths in characters (code points), as Python counts them.
   if (field.maxLength !== undefined && [...value].length > field.maxLength) {
-    return { error: `Ensure this field has no more than ${field.maxLength} characters.` };
+    return { error: message('Ensure this field has no more than {max_length} characters.', { max_length: field.maxLength as number }) };
   }
   if (field.format === 'email' && !EMAIL_PATTERN.test(value)) return { error: 'Enter a valid email address.' };
   if (field.format === 'uri' && !isWebUrl(value)) return { error: 'Enter a valid URL.' };
@@ -143,8 +145,8 @@ function readInteger(raw: unknown, minimum: number | undefined, maximum: number 
   if (typeof raw === 'number' && Number.isInteger(raw)) value = raw;
   else if (typeof raw === 'string' && /^\s*[+-]?\d{1,15}(\.0*)?\s*$/.test(raw)) value = parseInt(raw.trim(), 10);
   else return { error: 'A valid integer is required.' };
-  if (maximum !== undefined && value > maximum) return { error: `Ensure this value is less than or equal to ${maximum}.` };
-  if (minimum !== undefined && value < minimum) return { error: `Ensure this value is greater than or equal to ${minimum}.` };
+  if (maximum !== undefined && value > maximum) return { error: message('Ensure this value is less than or equal to {max_value}.', { max_value: maximum }) };
+  if (minimum !== undefined && value < minimum) return { error: message('Ensure this value is greater than or equal to {min_value}.', { min_value: minimum }) };
   return { value };
 }
 
@@ -163,10 +165,10 @@ function readBoolean(raw: unknown): FieldResult {
 function readChoice(raw: unknown, choices: string[]): FieldResult {
   const text = typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? pythonRepr(raw) : null;
   if (text !== null && choices.includes(text)) return { value: text };
-  return { error: `"${text ?? JSON.stringify(raw)}" is not a valid choice.` };
+  return { error: message('"{input}" is not a valid choice.', { input: text ?? JSON.stringify(raw) }) };
 }
 
-const DATETIME_FORMAT = 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].';
+const DATETIME_FORMAT = message('Datetime has wrong format. Use one of these formats instead: {format}.', { format: 'YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z]' });
 
 function readDateTime(raw: unknown, timeZone: string, strict: boolean): FieldResult {
   if (typeof raw !== 'string') return { error: DATETIME_FORMAT };
@@ -180,7 +182,7 @@ function readDateTime(raw: unknown, timeZone: string, strict: boolean): FieldRes
 }
 
 /** A local time read strictly: its instant, the reason it has none, or null (not a local time: read as the API reads it). */
-function readStrictLocal(raw: string, timeZone: string): { value: number } | { error: string } | null {
+function readStrictLocal(raw: string, timeZone: string): { value: number } | { error: Message } | null {
   const reading = localInstant(raw, timeZone);
   if (reading === null) return null;
   if ('micros' in reading) return { value: reading.micros };
@@ -194,7 +196,7 @@ function readStrictLocal(raw: string, timeZone: string): { value: number } | { e
  * transaction, by the resource module.
  */
 function readRelation(raw: unknown, target: RelationTarget, routeOf: ApiPathMatch): FieldResult {
-  if (typeof raw !== 'string') return { error: `Incorrect type. Expected URL string, received ${pythonType(raw)}.` };
+  if (typeof raw !== 'string') return { error: message('Incorrect type. Expected URL string, received {data_type}.', { data_type: pythonType(raw) }) };
   let path: string;
   try {
     path = new URL(raw, 'http://relative.invalid').pathname;
@@ -210,7 +212,7 @@ function readRelation(raw: unknown, target: RelationTarget, routeOf: ApiPathMatc
 }
 
 function readRelations(raw: unknown, item: TSchema, routeOf: ApiPathMatch): FieldResult {
-  if (!Array.isArray(raw)) return { error: `Expected a list of items but got type "${pythonType(raw)}".` };
+  if (!Array.isArray(raw)) return { error: message('Expected a list of items but got type "{input_type}".', { input_type: pythonType(raw) }) };
   const ids: number[] = [];
   for (const element of raw) {
     const result = readRelation(element, item['x-relation'] as RelationTarget, routeOf);

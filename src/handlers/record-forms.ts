@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { Collection } from '../drf/collections.js';
 import { ApiError } from '../drf/errors.js';
 import { lastValue } from '../drf/query.js';
+import { englishText } from '../drf/messages.js';
 import {
   StaleEdit,
   createRecord,
@@ -18,7 +19,8 @@ import {
 } from '../drf/record-writes.js';
 import { parseId } from '../drf/routes.js';
 import type { RecordContext } from '../resources/record-context.js';
-import { ConflictError, FieldErrors, type FieldMessages } from '../resources/write-errors.js';
+import { ConflictError, FieldErrors } from '../resources/write-errors.js';
+import type { FieldMessages } from '../web/form-parts.js';
 import type { TimeFormatter } from '../time.js';
 import { messagePage } from '../web/message-page.js';
 import { differences, formFields, memberIdOf, recordValues, typedValues, type FormValues } from '../web/form-values.js';
@@ -256,7 +258,7 @@ export async function submitNew(m: Exchange, forms: RecordForms): Promise<Fastif
     setNotice(m.ex.reply, m.ex.facts, `${kind}-created`);
     return seeOther(m.ex.reply, recordPage(kind, id));
   } catch (error) {
-    if (error instanceof FieldErrors) return formAnswer(m, target, 422, { ...EMPTY, values, errors: error.errors });
+    if (error instanceof FieldErrors) return formAnswer(m, target, 422, { ...EMPTY, values, errors: error.worded(englishText) });
     return refusal(m, forms.noun, error, `add this ${forms.noun}`);
   }
 }
@@ -299,7 +301,7 @@ export async function submitEdit(m: Exchange, forms: RecordForms, rawId: string)
     setNotice(m.ex.reply, m.ex.facts, `${kind}-saved`);
     return seeOther(m.ex.reply, recordPage(kind, id));
   } catch (error) {
-    if (error instanceof FieldErrors) return formAnswer(m, target, 422, { ...EMPTY, values, version, errors: error.errors });
+    if (error instanceof FieldErrors) return formAnswer(m, target, 422, { ...EMPTY, values, version, errors: error.worded(englishText) });
     if (error instanceof StaleEdit) return conflictAnswer(m, target, values);
     return refusal(m, forms.noun, error, `edit this ${forms.noun}`);
   }

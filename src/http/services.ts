@@ -3,6 +3,7 @@ import type { FastReads } from '../cache/fast-path.js';
 import type { Config } from '../config.js';
 import type { DatabaseHandle } from '../db/connection.js';
 import type { MemberTokens } from '../drf/auth.js';
+import type { DrfText } from '../drf/messages.js';
 import type { FailureThrottle } from '../drf/throttle.js';
 import type { AnnouncedWrites } from '../live/writes.js';
 import type { RequestReader } from '../request/facts.js';
@@ -38,6 +39,8 @@ export interface Services {
   readonly routeOf: ApiPathMatch;
   readonly writes: AnnouncedWrites;
   readonly throttle: FailureThrottle;
+  /** The API's messages worded in LANGUAGE_CODE, as DRF and Django word them (drf/messages.ts). */
+  readonly drfText: DrfText;
   /** Members' personal tokens, as the API's authentication checks them (apps/users/member-tokens.ts). */
   readonly memberTokens: MemberTokens;
   /** Who looks at a page: the session's member (apps/users); the users app adds its own parts to Services (apps/users/services.ts). */

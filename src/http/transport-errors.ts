@@ -1,12 +1,13 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { SECURITY_HEADERS } from '../drf/headers.js';
+import type { DrfText } from '../drf/messages.js';
 import { sendError, type HtmlError } from './reply.js';
 
 /** A path the router cannot even decode (`/api/%zz`) is a path we have no route for. */
-export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, htmlError: HtmlError): FastifyReply {
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply, htmlError: HtmlError, text: DrfText): FastifyReply {
   reply.headers(SECURITY_HEADERS);
-  const [status, body] = error.code === 'FST_ERR_BAD_URL' ? [404, { detail: 'Not found.' }] : [400, { detail: 'Bad request.' }];
+  const [status, body] = error.code === 'FST_ERR_BAD_URL' ? [404, { detail: text('Not found.') }] : [400, { detail: 'Bad request.' }];
   // A browser asking for a page by a malformed URL gets the "not found" page, as for any other 404.
   return sendError(request, status === 404 ? reply.header('vary', 'Accept') : reply, status, body, htmlError);
 }
@@ -37,7 +38,7 @@ export function clientError(error: Error, socket: Socket): void {
   socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${headers}connection: close\r\n\r\n${body}`);
 }
 
-/** Fastify's own client errors (body too large, bad content type…): a public sentence per status. */
+/** Fastify's own client errors (body too large, bad content type…): a public sentence per status (a msgid: DRF's where DRF has it). */
 export function publicClientMessage(status: number): string {
   switch (status) {
     case 404:

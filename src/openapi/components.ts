@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Config } from '../config.js';
 import type { optionsBody } from '../drf/metadata.js';
-import type { FieldMessages } from '../resources/write-errors.js';
+import type { FieldErrors } from '../resources/write-errors.js';
 
 /**
  * What the OpenAPI document (document.ts) shares between operations: the contract's error shapes,
@@ -75,10 +75,10 @@ export const LegacyDoorError = Type.Object({ error: Type.String() }, { additiona
 // The code's shapes must fit these schemas: a change to either side that breaks the other does not
 // compile (`actions` is typed loosely in drf/metadata.ts: the tests check it against the document).
 type Fits<Actual, Documented> = [Actual] extends [Documented] ? true : never;
-const fits: [Fits<FieldMessages, Static<typeof FieldErrorsBody>>, Fits<Omit<ReturnType<typeof optionsBody>, 'actions'>, Omit<Static<typeof OptionsBody>, 'actions'>>] = [
-  true,
-  true,
-];
+const fits: [
+  Fits<ReturnType<FieldErrors['worded']>, Static<typeof FieldErrorsBody>>,
+  Fits<Omit<ReturnType<typeof optionsBody>, 'actions'>, Omit<Static<typeof OptionsBody>, 'actions'>>,
+] = [true, true];
 void fits;
 
 const json = (schema: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } });

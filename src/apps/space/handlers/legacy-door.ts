@@ -52,7 +52,7 @@ export async function answerLegacyDoor({ request, reply, services }: Exchange): 
     return sendJson(reply.code(200), { open: Number(open) });
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    return sendJson(reply.code(error.status).headers(error.headers), { error: error.detail });
+    return sendJson(reply.code(error.status).headers(error.headers), { error: services.drfText(error.detail) });
   }
 }
 

@@ -2,6 +2,7 @@ import type { Config } from '../../../config.js';
 import { openDatabase, type Db } from '../../../db/connection.js';
 import { writeTransaction } from '../../../db/write-transaction.js';
 import { readFields } from '../../../drf/serializer.js';
+import { englishText } from '../../../drf/messages.js';
 import { createMember, memberByName, linkForMember } from '../accounts.js';
 import { grantRights, isRight, revokeRights, rightsOf, RIGHTS, type Right } from '../rights.js';
 import { LINK_VALIDITY_US, setPasswordPath, type LinkPurpose, type MemberLinkPurpose } from '../links.js';
@@ -185,7 +186,7 @@ class MemberNotFound extends Refused {
 class RefusedFields extends Refused {
   constructor(errors: FieldErrors) {
     super(
-      Object.entries(errors.errors)
+      Object.entries(errors.worded(englishText))
         .map(([field, messages]) => `${field}: ${messages.join(' ')}`)
         .join('; '),
     );

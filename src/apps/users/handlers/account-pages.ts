@@ -7,7 +7,9 @@ import { isLinked } from '../oidc-members.js';
 import { listPasskeys, loginRecentEnough } from '../passkeys.js';
 import { HashingBusy } from '../passwords.js';
 import { memberForReset, readProfile, trimProfile, updateProfile, type ProfileFields } from '../profile.js';
-import { FieldErrors, type FieldMessages } from '../../../resources/write-errors.js';
+import { englishText } from '../../../drf/messages.js';
+import { FieldErrors } from '../../../resources/write-errors.js';
+import type { FieldMessages } from '../../../web/form-parts.js';
 import { EMAIL_PATTERN } from '../../../resources/write-schema.js';
 import { field, type Form } from '../../../request/form.js';
 import {
@@ -114,7 +116,7 @@ export async function submitProfile(m: MemberExchange<unknown>): Promise<Fastify
     });
   } catch (error) {
     if (!(error instanceof FieldErrors)) throw error;
-    return profileAnswer(m, 422, { fields: trimProfile(typed), errors: error.errors });
+    return profileAnswer(m, 422, { fields: trimProfile(typed), errors: error.worded(englishText) });
   }
   setNotice(m.ex.reply, m.ex.facts, 'profile-saved');
   return seeOther(m.ex.reply, '/accounts/profile/');
@@ -242,7 +244,7 @@ export async function submitSetPassword(m: MemberExchange<string>): Promise<Fast
     } catch (error) {
       if (error instanceof LinkNotValid || error instanceof SuperuserExists) return linkGone(m);
       if (error instanceof PasswordRejected) return refuse({ new_password1: [error.message] });
-      if (error instanceof FieldErrors) return refuse(error.errors);
+      if (error instanceof FieldErrors) return refuse(error.worded(englishText));
       throw error;
     }
     services.database.noteWrite();
