@@ -195,7 +195,8 @@ describe('the dashboard and the pages', () => {
     assert.match(res.body, /<h1 id="state-heading" class="state-word" aria-live="polite">Open<\/h1>/);
     // 2021-03-27T20:00:00Z is 21:00 in Brussels (CET, before that night's change to summer time).
     assert.match(res.body, /<time datetime="2021-03-27T21:00:00\+01:00" class="state-relative">/);
-    assert.match(res.body, /Sat, 27 Mar 2021, 21:00/);
+    // Words.dateTime in English (dateStyle medium, timeStyle short), in Brussels.
+    assert.match(res.body, /<span class="state-absolute">Mar 27, 2021, 9:00\sPM<\/span>/);
     const days = Math.floor((Date.now() - Date.parse('2021-03-27T20:00:00Z')) / 86_400_000);
     assert.match(res.body, new RegExp(`No change for (${days}|${days + 1}) days\\.`));
     const svg = /<svg id="opening-hours"[\s\S]*?<\/svg>/.exec(res.body)?.[0] ?? '';
@@ -233,7 +234,8 @@ describe('the dashboard and the pages', () => {
     assert.notEqual(after.headers.etag, first.headers.etag);
     assert.match(after.body, /data-open="false"/);
     assert.match(after.body, /<title>Closed · UrLab<\/title>/);
-    assert.doesNotMatch(after.body, /No change for/);
+    // (The live script's template of the note, data-stale-text, is on the section.)
+    assert.doesNotMatch(after.body, />No change for/);
   });
 
   it('renders detail pages with safe Markdown, and never an e-mail address', async () => {

@@ -1,4 +1,5 @@
-import { html } from './html.js';
+import { html, type HtmlValue } from './html.js';
+import { wordsHtml } from './words-html.js';
 import { HTML_HEADERS, layout, type Site } from './layout.js';
 
 /**
@@ -24,11 +25,13 @@ export const API_DOCS_HEADERS = {
 export const SCHEMA_URL = '/api/schema/?format=json';
 
 export function apiDocsPage(site: Site): Buffer {
-  const main = html`<h1 class="api-docs-title">API reference</h1>
-<p class="api-docs-intro">Every route of the JSON API, from its OpenAPI document (<a href="${SCHEMA_URL}">/api/schema/</a>). The same answers can be browsed at <a href="/api/">/api/</a>.</p>
+  const { words } = site;
+  const schema = (chunks: HtmlValue[]) => html`<a href="${SCHEMA_URL}">${chunks}</a>`;
+  const main = html`<h1 class="api-docs-title">${words.t('site.nav.api-docs')}</h1>
+<p class="api-docs-intro">${wordsHtml(words, 'site.api-docs.intro', {}, { schema, api: (chunks) => html`<a href="/api/">${chunks}</a>` })}</p>
 <link rel="stylesheet" href="${site.assets.url('api-docs.css')}">
-<div id="api-reference" data-schema-url="${SCHEMA_URL}"><p class="api-docs-loading">Loading the reference… (it needs JavaScript; the document itself is at <a href="${SCHEMA_URL}">/api/schema/</a>.)</p></div>
+<div id="api-reference" data-schema-url="${SCHEMA_URL}"><p class="api-docs-loading">${wordsHtml(words, 'site.api-docs.loading', {}, { schema })}</p></div>
 <script src="${site.assets.url('redoc.standalone.js')}" defer></script>
 <script src="${site.assets.url('api-docs.js')}" defer></script>`;
-  return layout(site, { title: 'API reference', main, mainClass: 'api-docs' });
+  return layout(site, { title: words.t('site.nav.api-docs'), main, mainClass: 'api-docs' });
 }

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { html, trustedHtml, escapeHtml, type Html } from './html.js';
 import { layout, type Site } from './layout.js';
+import type { Words } from '../i18n/words.js';
 
 /** What a program would get for a request, shown to a person (web.md §2). */
 export interface ApiExchange {
@@ -25,39 +26,44 @@ export function browsablePage(site: Site, exchange: ApiExchange): Buffer {
   const path = target.split('?', 1)[0];
   const reason = STATUS_CODES[status] ?? '';
   const page = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
-  const pager = [pagerLink(page.previous, base, 'prev', 'Previous page'), pagerLink(page.next, base, 'next', 'Next page')].filter((link) => link !== null);
-  const main = html`${breadcrumbs(path)}
-<h1>${titleOf(path)}</h1>
+  const { words } = site;
+  const pager = [pagerLink(page.previous, base, 'prev', words.t('site.api.previous')), pagerLink(page.next, base, 'next', words.t('site.api.next'))].filter(
+    (link) => link !== null,
+  );
+  const title = titleOf(words, path);
+  const main = html`${breadcrumbs(words, path)}
+<h1>${title}</h1>
 <p class="request-line"><code>${method} ${target}</code></p>
-<div class="response" role="region" aria-label="Response" tabindex="0">
+<div class="response" role="region" aria-label="${words.t('site.api.response')}" tabindex="0">
 <pre class="headers"><code>HTTP ${status} ${reason}
 ${headers.map(([name, value]) => `${name}: ${value}\n`)}</code></pre>
 <pre class="json"><code>${jsonWithLinks(body, base)}</code></pre>
 </div>
-${pager.length > 0 ? html`<nav class="pager" aria-label="Pages">${pager}</nav>` : ''}
-<p class="raw"><a href="${withFormatJson(target)}">Raw JSON</a> · <a href="/api/docs/">API reference</a></p>
-<div class="curl"><label for="curl">The same request from a terminal</label>
+${pager.length > 0 ? html`<nav class="pager" aria-label="${words.t('site.api.pages')}">${pager}</nav>` : ''}
+<p class="raw"><a href="${withFormatJson(target)}">${words.t('site.api.raw')}</a> · <a href="/api/docs/">${words.t('site.nav.api-docs')}</a></p>
+<div class="curl"><label for="curl">${words.t('site.api.curl')}</label>
 <input id="curl" readonly value="${curlCommand(base + target)}"></div>`;
-  return layout(site, { title: `${titleOf(path)} (API)`, main });
+  return layout(site, { title: words.t('site.api.title', { name: title }), main });
 }
 
-function titleOf(path: string): string {
+/** The page's heading: the API root, or the path's segments after `api` (the API's own names, as in its URLs). */
+function titleOf(words: Words, path: string): string {
   const segments = path.split('/').filter(Boolean);
-  if (segments.length <= 1) return 'API root';
+  if (segments.length <= 1) return words.t('site.api.root');
   return segments
     .slice(1)
     .map((s) => s.charAt(0).toUpperCase() + s.slice(1))
     .join(' › ');
 }
 
-function breadcrumbs(path: string): Html {
+function breadcrumbs(words: Words, path: string): Html {
   const segments = path.split('/').filter(Boolean);
   const crumbs = segments.map((segment, i) => {
     const href = `/${segments.slice(0, i + 1).join('/')}/`;
     const current = i === segments.length - 1;
     return html`<li>${current ? html`<a href="${href}" aria-current="page">${segment}</a>` : html`<a href="${href}">${segment}</a>`}</li>`;
   });
-  return html`<nav class="breadcrumbs" aria-label="Breadcrumbs"><ol>${crumbs}</ol></nav>`;
+  return html`<nav class="breadcrumbs" aria-label="${words.t('site.api.breadcrumbs')}"><ol>${crumbs}</ol></nav>`;
 }
 
 function pagerLink(url: unknown, base: string, rel: 'prev' | 'next', label: string): Html | null {

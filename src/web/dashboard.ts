@@ -27,10 +27,10 @@ export async function dashboardPage(ctx: PageContext, panels: readonly Dashboard
   const built = await Promise.all(shown.map(async (panel) => ({ place: panel.place, ...(await panel.build(ctx)) })));
   const at = (place: DashboardPanel['place']) => built.filter((part) => part.place === place).map((part) => part.html);
   const lines = (parts: Html[]) => parts.map((part, i) => html`${i > 0 ? '\n' : ''}${part}`);
-  const title = built.find((part) => part.title !== undefined)?.title ?? 'Dashboard';
+  const title = built.find((part) => part.title !== undefined)?.title ?? ctx.words.t('site.nav.dashboard');
   const mine = at('mine');
   const main = html`${lines(at('state'))}
-${mine.length === 0 ? '' : mineSection(mine)}
+${mine.length === 0 ? '' : mineSection(ctx, mine)}
 ${lines(at('before'))}
 <div class="columns">
 ${lines(at('column'))}
@@ -40,9 +40,9 @@ ${lines(at('after'))}`;
 }
 
 /** For a member (members.md §4): what is theirs, before what everyone sees. Their dashboard is built for them, never cached. */
-function mineSection(parts: Html[]): Html {
+function mineSection({ words }: PageContext, parts: Html[]): Html {
   return html`<section class="mine" aria-labelledby="mine-heading">
-<h2 id="mine-heading">Yours</h2>
+<h2 id="mine-heading">${words.t('site.dashboard.mine')}</h2>
 <div class="columns">
 ${parts.map((part, i) => html`${i > 0 ? '\n' : ''}${part}`)}
 </div>

@@ -6,7 +6,7 @@ export function messagePage(site: Site, { title, message }: { title: string; mes
   const main = html`<section class="message" aria-labelledby="message-heading">
 <h1 id="message-heading">${title}</h1>
 <p>${message}</p>
-<p><a href="/">Back to the dashboard</a></p>
+<p><a href="/">${site.words.t('site.error.back')}</a></p>
 </section>`;
   return layout(site, { title, main });
 }

@@ -8,6 +8,10 @@
  *   "since": "ISO-8601"|null}`), and on each event sets `data-open` on `#space-state`, the
  *   `.state-word`, the `<time>` (datetime and relative text), `.state-absolute` (in the section's
  *   `data-time-zone`), `.state-stale` and the page title ("Open · NAME");
+ * - its words are the page's (the server renders them from the catalogue into the section's
+ *   `data-word-open|closed|unknown`, `data-just-now`, `data-stale-text`, and `data-locale` for
+ *   Intl's dates and relative times; `data-wrap-open|close` wrap a formatted value as the page's
+ *   language does, for the pseudo-language);
  * - it refreshes the relative time every 30 s (a server-rendered or cached page may be minutes old);
  * - it sets `data-live` on `#space-state`: "connected" once a state has come from the stream,
  *   "reconnecting" while the stream is down (absent until the first event, and without JavaScript).
@@ -32,36 +36,61 @@
   var siteNameElement = document.querySelector('.site-name');
   var siteName = siteNameElement ? siteNameElement.textContent.trim() : '';
 
-  var relativeFormat = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+  /** A word the server put on the section from the catalogue. */
+  function word(name, fallback) {
+    var text = section.getAttribute('data-' + name);
+    return text === null ? fallback : text;
+  }
+  var locale = word('locale', 'en');
+  var wrapOpen = word('wrap-open', '');
+  var wrapClose = word('wrap-close', '');
+  function wrap(text) {
+    return wrapOpen + text + wrapClose;
+  }
+
+  var relativeFormat = makeFormat(function (tag) {
+    return new Intl.RelativeTimeFormat(tag, { numeric: 'auto' });
+  });
   var absoluteFormat = makeAbsoluteFormat(section.getAttribute('data-time-zone'));
 
+  /** A format in the page's locale, else English. */
+  function makeFormat(make) {
+    try {
+      return make(locale);
+    } catch {
+      return make('en');
+    }
+  }
+
   function makeAbsoluteFormat(timeZone) {
-    // The server's format (src/web/format.ts, PageTimes.date), so that a live update reads like a reload.
-    var options = { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' };
+    // The server's format (src/i18n/words.ts, Words.dateTime), so that a live update reads like a reload.
+    var options = { dateStyle: 'medium', timeStyle: 'short' };
     if (timeZone) {
       try {
-        return new Intl.DateTimeFormat('en-GB', Object.assign({ timeZone: timeZone }, options));
+        return new Intl.DateTimeFormat(locale, Object.assign({ timeZone: timeZone }, options));
       } catch {
-        // An unknown time zone: fall back to the browser's own.
+        // An unknown time zone or locale: fall back to the browser's own zone.
       }
     }
-    return new Intl.DateTimeFormat('en-GB', options);
+    return makeFormat(function (tag) {
+      return new Intl.DateTimeFormat(tag, options);
+    });
   }
 
-  /** "Tue, 25 Nov 2026, 14:00", as the server writes it. */
+  /** "25 Nov 2026, 14:00" (in the page's language), as the server writes it. */
   function formatAbsolute(date) {
-    return absoluteFormat.format(date);
+    return wrap(absoluteFormat.format(date));
   }
 
-  /** "just now", "5 minutes ago", "3 hours ago", "yesterday", "2 days ago". */
+  /** "just now", "5 minutes ago", "3 hours ago", "yesterday", "2 days ago", in the page's language. */
   function formatRelative(date, now) {
     var seconds = Math.max(0, (now - date.getTime()) / 1000);
-    if (seconds < 60) return 'just now';
+    if (seconds < 60) return word('just-now', 'just now');
     var minutes = Math.floor(seconds / 60);
-    if (minutes < 60) return relativeFormat.format(-minutes, 'minute');
+    if (minutes < 60) return wrap(relativeFormat.format(-minutes, 'minute'));
     var hours = Math.floor(minutes / 60);
-    if (hours < 24) return relativeFormat.format(-hours, 'hour');
-    return relativeFormat.format(-Math.floor(hours / 24), 'day');
+    if (hours < 24) return wrap(relativeFormat.format(-hours, 'hour'));
+    return wrap(relativeFormat.format(-Math.floor(hours / 24), 'day'));
   }
 
   function parseDate(text) {
@@ -76,14 +105,15 @@
     if (!since) {
       since = document.createElement('p');
       since.className = 'state-since';
-      var word = section.querySelector('.state-word');
-      section.insertBefore(since, word ? word.nextSibling : section.firstChild);
+      var wordElement = section.querySelector('.state-word');
+      section.insertBefore(since, wordElement ? wordElement.nextSibling : section.firstChild);
     }
     var time = since.querySelector('time');
     var absolute = since.querySelector('.state-absolute');
     if (!time || !absolute) {
-      // The server's order (src/web/dashboard.ts): "since Sat, 27 Mar 2021, 21:00 (3 hours ago)".
-      since.textContent = 'since ';
+      // The server renders these (src/apps/space/web/panels.ts), hidden while nothing is known;
+      // a page without them gets the two values alone: "27 Mar 2021, 21:00 (3 hours ago)".
+      since.textContent = '';
       time = document.createElement('time');
       time.className = 'state-relative';
       absolute = document.createElement('span');
@@ -109,7 +139,7 @@
     if (stale) {
       var age = date ? now - date.getTime() : 0;
       if (age > STALE_DAYS * DAY_MS) {
-        stale.textContent = 'No change for ' + Math.floor(age / DAY_MS) + ' days.';
+        stale.textContent = word('stale-text', 'No change for {days} days.').replace('{days}', String(Math.floor(age / DAY_MS)));
         stale.hidden = false;
       } else {
         stale.hidden = true;
@@ -120,17 +150,19 @@
   function apply(state) {
     if (!state || typeof state !== 'object') return;
     var isOpen = state.is_open;
-    var word = isOpen === true ? 'Open' : isOpen === false ? 'Closed' : 'Unknown';
+    var stateWord = isOpen === true ? word('word-open', 'Open') : isOpen === false ? word('word-closed', 'Closed') : word('word-unknown', 'Unknown');
     if (isOpen === true || isOpen === false) section.setAttribute('data-open', String(isOpen));
     else section.removeAttribute('data-open');
 
     var wordElement = section.querySelector('.state-word');
-    if (wordElement) wordElement.textContent = word;
+    if (wordElement) wordElement.textContent = stateWord;
 
     var date = parseDate(state.since);
     if (date) {
       var parts = sinceElements();
       parts.since.hidden = false;
+      var none = section.querySelector('.state-none');
+      if (none) none.hidden = true;
       parts.time.setAttribute('datetime', state.since);
       parts.absolute.textContent = formatAbsolute(date);
     } else {
@@ -139,7 +171,7 @@
     }
     refresh();
 
-    document.title = siteName ? word + ' · ' + siteName : word;
+    document.title = siteName ? stateWord + ' · ' + siteName : stateWord;
   }
 
   function onState(event) {
