@@ -264,7 +264,7 @@ describe('the dashboard and the pages', () => {
     const eventPage = await request(server.base, '/events/1/');
     assertHtml(eventPage, 200);
     assert.match(eventPage.body, /Main room/);
-    assert.match(eventPage.body, /Fri, 1 May 2099, 20:00 – Fri, 1 May 2099, 23:00/, 'in Brussels time (CEST)');
+    assert.match(eventPage.body, /Friday, May 1, 2099 at 8:00 PM – Friday, May 1, 2099 at 11:00 PM/, 'in Brussels time (CEST)');
   });
 
   it('answers 404 pages for unknown or malformed ids, and 301 to the slash', async () => {

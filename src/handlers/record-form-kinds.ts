@@ -1,21 +1,21 @@
 import type { Db } from '../db/connection.js';
 import type { Collection } from '../drf/collections.js';
+import type { MessageKey } from '../i18n/words.js';
 import type { FormValues } from '../web/form-values.js';
 import type { RecordNotices } from '../web/notices.js';
+import type { RecordFormWords } from '../web/record-forms.js';
 
 /** A kind of record that members add, edit and delete with forms (members.md §4), as its app declares it (`apps/projects/forms.ts`…). */
 export interface RecordFormKind {
   /** The first segment of its pages' paths: `/projects/new/`, `/projects/7/edit/`, `/projects/7/`. */
   readonly kind: string;
-  /** Its name in sentences: `project`. */
-  readonly noun: string;
-  /** Its name with its article: `an event`. */
-  readonly aNoun: string;
+  /** What its forms say of it (`New project`, `Delete the project “{name}”?`…), as keys of its app's catalogue. */
+  readonly words: RecordFormWords;
   /** What its forms' notices say: `The project is saved.` */
   readonly notices: RecordNotices;
   /** Its API collection: the forms write through it, as the API does. */
   readonly collection: Collection;
-  /** What a record is called on its pages (a project's title); undefined when there is no such record. */
+  /** What a record is called on its pages (a project's title; a meeting's event's title, which its `words` name it by); undefined when there is no such record. */
   nameOf(db: Db, id: number): Promise<string | undefined>;
   /** The values of an empty form for the member of this API path: the schema's first choices, the member in their own lists. */
   blank(me: string): FormValues;
@@ -33,7 +33,8 @@ export interface RecordParent {
   readonly field: string;
   /** The first segment of its pages' and API paths: `events`. */
   readonly kind: string;
-  readonly noun: string;
+  /** `There is no such event.` */
+  readonly notFound: MessageKey;
   /** Its title; undefined when there is no such record. */
   titleOf(db: Db, id: number): Promise<string | undefined>;
   /** The one that a record of the kind belongs to; null when there is no such record. */

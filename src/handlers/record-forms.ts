@@ -22,8 +22,9 @@ import type { RecordContext } from '../resources/record-context.js';
 import { ConflictError, FieldErrors } from '../resources/write-errors.js';
 import type { FieldMessages } from '../web/form-parts.js';
 import type { TimeFormatter } from '../time.js';
+import type { MessageKey } from '../i18n/words.js';
 import { messagePage } from '../web/message-page.js';
-import { differences, formFields, memberIdOf, recordValues, typedValues, type FormValues } from '../web/form-values.js';
+import { differences, fieldProblems, formFields, memberIdOf, recordValues, typedValues, type FormValues } from '../web/form-values.js';
 import type { Html } from '../web/html.js';
 import { deletePage, recordFormPage, type MemberPicker, type RecordFormView } from '../web/record-forms.js';
 import { seeOther, sendPage } from '../http/reply.js';
@@ -63,19 +64,27 @@ function db(m: Exchange) {
 
 // ---- answers that are not the form ----
 
-function notFoundPage(m: Exchange, noun: string): FastifyReply {
-  return sendPage(m.ex.reply, 404, messagePage(m.site, { title: 'Not found', message: `There is no such ${noun}.` }));
+function notFoundPage(m: Exchange, notFound: MessageKey): FastifyReply {
+  const { words } = m.site;
+  return sendPage(m.ex.reply, 404, messagePage(m.site, { title: words.t('site.form.not-found.title'), message: words.t(notFound) }));
 }
 
-function forbiddenPage(m: Exchange, doing: string): FastifyReply {
-  return sendPage(m.ex.reply, 403, messagePage(m.site, { title: 'Not allowed', message: `You may not ${doing}. Ask a member of the committee for the right.` }));
+/** `mayNot`: `You may not add a project.` */
+function forbiddenPage(m: Exchange, mayNot: MessageKey): FastifyReply {
+  const { words } = m.site;
+  return sendPage(m.ex.reply, 403, messagePage(m.site, { title: words.t('site.form.forbidden.title'), message: `${words.t(mayNot)} ${words.t('site.form.forbidden.ask')}` }));
 }
 
 /** The core's refusals as pages (a right lost or a record deleted between the page and the post). */
-function refusal(m: Exchange, noun: string, error: unknown, doing: string): FastifyReply {
-  if (error instanceof ApiError && error.status === 404) return notFoundPage(m, noun);
-  if (error instanceof ApiError && error.status === 403) return forbiddenPage(m, doing);
+function refusal(m: Exchange, forms: RecordForms, error: unknown, mayNot: MessageKey): FastifyReply {
+  if (error instanceof ApiError && error.status === 404) return notFoundPage(m, forms.words.notFound);
+  if (error instanceof ApiError && error.status === 403) return forbiddenPage(m, mayNot);
   throw error;
+}
+
+/** The core's messages of a refused form in the page's language. */
+function problems(m: Exchange, forms: RecordForms, values: FormValues, error: FieldErrors): FieldMessages {
+  return fieldProblems(m.site.words, forms.collection.fields, values, error.worded(englishText), m.ex.services.config.timeZone);
 }
 
 // ---- the record as a form shows it ----
@@ -135,7 +144,7 @@ async function formAnswer(m: Exchange, target: Target, status: number, state: Fo
   const fixed: Record<string, string> = {};
   const owner = collection.memberWrites?.owner?.field ?? null;
   if (id === null && owner !== null && !(await memberMayChooseOwner(db(m), me.id, collection))) {
-    fixed[owner] = `You (${me.username})`;
+    fixed[owner] = m.site.words.t('site.form.you', { username: me.username });
     values.set(owner, [userPath(me.id)]);
   }
   if (parent !== undefined) {
@@ -153,9 +162,9 @@ async function formAnswer(m: Exchange, target: Target, status: number, state: Fo
   const name = id === null ? null : await forms.nameOf(db(m), id);
   const conflict = state.conflict;
   const view: RecordFormView = {
-    noun: forms.noun,
+    words: forms.words,
     schema: collection.fields,
-    title: id === null ? (parent !== undefined ? `New ${forms.noun} for ${fixed[parent.field]}` : `New ${forms.noun}`) : `Edit: ${name ?? ''}`,
+    title: id === null ? m.site.words.t(forms.words.new, { parent: parent === undefined ? '' : fixed[parent.field] }) : m.site.words.t(forms.words.edit, { name: name ?? '' }),
     action: m.ex.facts.target.rawPath + (target.parentId === null || id !== null ? '' : `?${parent!.field}=${target.parentId}`),
     csrf: m.csrf,
     version: state.version,
@@ -229,9 +238,9 @@ function parentOfQuery(m: Exchange, parent: RecordParent): number | null {
 async function newTarget(m: Exchange, forms: RecordForms): Promise<Target | FastifyReply> {
   const { collection, parent } = forms;
   const parentId = parent === undefined ? null : parentOfQuery(m, parent);
-  if (parent !== undefined && (parentId === null || (await parent.titleOf(db(m), parentId)) === undefined)) return notFoundPage(m, parent.noun);
+  if (parent !== undefined && (parentId === null || (await parent.titleOf(db(m), parentId)) === undefined)) return notFoundPage(m, parent.notFound);
   const input = parent === undefined ? {} : { [parent.field]: parentId };
-  if (!(await memberMayCreate(db(m), viewer(m).id, collection, input))) return forbiddenPage(m, `add ${forms.aNoun}`);
+  if (!(await memberMayCreate(db(m), viewer(m).id, collection, input))) return forbiddenPage(m, forms.words.mayNotAdd);
   if (parent !== undefined) {
     const existing = await parent.existing(db(m), parentId!);
     if (existing !== undefined) return seeOther(m.ex.reply, `/${forms.kind}/${existing}/edit/`);
@@ -258,8 +267,8 @@ export async function submitNew(m: Exchange, forms: RecordForms): Promise<Fastif
     setNotice(m.ex.reply, m.ex.facts, `${kind}-created`);
     return seeOther(m.ex.reply, recordPage(kind, id));
   } catch (error) {
-    if (error instanceof FieldErrors) return formAnswer(m, target, 422, { ...EMPTY, values, errors: error.worded(englishText) });
-    return refusal(m, forms.noun, error, `add this ${forms.noun}`);
+    if (error instanceof FieldErrors) return formAnswer(m, target, 422, { ...EMPTY, values, errors: problems(m, forms, values, error) });
+    return refusal(m, forms, error, forms.words.mayNotAdd);
   }
 }
 
@@ -267,12 +276,12 @@ export async function submitNew(m: Exchange, forms: RecordForms): Promise<Fastif
 
 /** The record of an edit or delete page: 404 when unknown, 403 without the right. */
 async function editTarget(m: Exchange, forms: RecordForms, rawId: string, may: 'edit' | 'delete'): Promise<Target | FastifyReply> {
-  const { collection, noun } = forms;
+  const { collection, words } = forms;
   const id = parseId(rawId);
   const me = viewer(m).id;
-  if (id === null || (await forms.nameOf(db(m), id)) === undefined) return notFoundPage(m, noun);
+  if (id === null || (await forms.nameOf(db(m), id)) === undefined) return notFoundPage(m, words.notFound);
   const allowed = may === 'edit' ? await memberMayEdit(db(m), me, collection, id) : await memberMayDelete(db(m), me, collection);
-  if (!allowed) return forbiddenPage(m, `${may} this ${noun}`);
+  if (!allowed) return forbiddenPage(m, may === 'edit' ? words.mayNotEdit : words.mayNotDelete);
   return { forms, id, parentId: null };
 }
 
@@ -281,7 +290,7 @@ export async function showEdit(m: Exchange, forms: RecordForms, rawId: string): 
   const target = await editTarget(m, forms, rawId, 'edit');
   if (!('forms' in target)) return target;
   const [values, version] = [await savedValues(m, collection, target.id!), await recordVersion(db(m), collection, target.id!)];
-  if (values === undefined || version === undefined) return notFoundPage(m, forms.noun);
+  if (values === undefined || version === undefined) return notFoundPage(m, forms.words.notFound);
   return formAnswer(m, target, 200, { ...EMPTY, values, version });
 }
 
@@ -301,18 +310,18 @@ export async function submitEdit(m: Exchange, forms: RecordForms, rawId: string)
     setNotice(m.ex.reply, m.ex.facts, `${kind}-saved`);
     return seeOther(m.ex.reply, recordPage(kind, id));
   } catch (error) {
-    if (error instanceof FieldErrors) return formAnswer(m, target, 422, { ...EMPTY, values, version, errors: error.worded(englishText) });
+    if (error instanceof FieldErrors) return formAnswer(m, target, 422, { ...EMPTY, values, version, errors: problems(m, forms, values, error) });
     if (error instanceof StaleEdit) return conflictAnswer(m, target, values);
-    return refusal(m, forms.noun, error, `edit this ${forms.noun}`);
+    return refusal(m, forms, error, forms.words.mayNotEdit);
   }
 }
 
 /** Saved over a newer version: nothing written; the differences, what was typed, and the current version (saving again is deliberate). */
 async function conflictAnswer(m: Exchange, target: Target, values: FormValues): Promise<FastifyReply> {
-  const { collection, members, noun } = target.forms;
+  const { collection, members, words } = target.forms;
   const saved = await savedValues(m, collection, target.id!);
   const version = await recordVersion(db(m), collection, target.id!);
-  if (saved === undefined || version === undefined) return notFoundPage(m, noun);
+  if (saved === undefined || version === undefined) return notFoundPage(m, words.notFound);
   const found = differences(collection.fields, saved, values);
   const names = await namesIn(
     m,
@@ -328,7 +337,7 @@ async function deleteAnswer(m: Exchange, target: Target, status: number, problem
   const { forms, id } = target;
   const { kind } = forms;
   const page = deletePage(m.site, {
-    noun: forms.noun,
+    words: forms.words,
     name: (await forms.nameOf(db(m), id!)) ?? '',
     action: `/${kind}/${id}/delete/`,
     csrf: m.csrf,
@@ -353,8 +362,8 @@ export async function submitDelete(m: Exchange, forms: RecordForms, rawId: strin
   try {
     await deleteRecord(recordWrite(m), collection, id);
   } catch (error) {
-    if (error instanceof ConflictError) return deleteAnswer(m, target, 409, error.message);
-    return refusal(m, forms.noun, error, `delete this ${forms.noun}`);
+    if (error instanceof ConflictError) return deleteAnswer(m, target, 409, forms.words.inUse === undefined ? error.message : m.site.words.t(forms.words.inUse));
+    return refusal(m, forms, error, forms.words.mayNotDelete);
   }
   setNotice(m.ex.reply, m.ex.facts, `${kind}-deleted`);
   return seeOther(m.ex.reply, afterDelete(forms, parentId));

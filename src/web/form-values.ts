@@ -1,5 +1,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
+import { readDecimal, type Words } from '../i18n/words.js';
 import type { FormLists } from '../request/form.js';
+import { localInstant } from '../time.js';
 
 /**
  * A record form's values as the browser sends and shows them, one list of strings per field of
@@ -58,9 +60,74 @@ export function typedValues(schema: TObject, lists: FormLists): Map<string, stri
   for (const { name, shape } of formFields(schema)) {
     const sent = lists.get(name);
     if (sent === undefined) continue;
-    values.set(name, shape.kind === 'member' && shape.many ? [...sent] : [sent[0]]);
+    values.set(name, shape.kind === 'member' && shape.many ? [...sent] : shape.kind === 'number' ? [typedNumber(sent[0])] : [sent[0]]);
   }
   return values;
+}
+
+/**
+ * A number as people of any of our languages type it (`50`, `50,0`, `1 000`), as the API reads
+ * it (`50`, `1000`); anything else as typed, for the validation to refuse (`1,5` is no whole number).
+ */
+function typedNumber(text: string): string {
+  const value = readDecimal(text);
+  return value !== null && Number.isSafeInteger(value) ? String(value) : text;
+}
+
+/**
+ * The messages of a form's refused fields in the page's language: the core (the API's
+ * validation) decides which fields fail; each failing field's message is said again from its
+ * shape and what was typed, in the same order of checks as the API's. A message none of these
+ * explains is kept as the core gave it.
+ */
+export function fieldProblems(words: Words, schema: TObject, values: FormValues, errors: Readonly<Record<string, readonly string[]>>, timeZone: string): Record<string, string[]> {
+  const fields = new Map(Object.entries<TSchema>(schema.properties));
+  const out: Record<string, string[]> = {};
+  for (const [name, messages] of Object.entries(errors)) {
+    const field = fields.get(name);
+    const said = field === undefined ? null : problemOf(words, field, values.get(name), timeZone);
+    out[name] = said === null ? [...messages] : [said];
+  }
+  return out;
+}
+
+/** The first problem of a typed value, in the page's language; null when none of the checks below finds it. */
+function problemOf(words: Words, field: TSchema, typed: readonly string[] | undefined, timeZone: string): string | null {
+  const shape = shapeOf(field);
+  const inner = nonNull(field);
+  const nullable = inner !== field;
+  if (typed === undefined) return words.t('site.form.error.required');
+  // A member who does not exist (any more), or none where one is needed.
+  if (shape.kind === 'member') return words.t(!shape.many && !nullable && (typed[0] ?? '') === '' ? 'site.form.error.null' : 'site.form.error.no-member');
+  const value = typed[0] ?? '';
+  if (value === '' && nullable) return null;
+  switch (shape.kind) {
+    case 'event':
+      return words.t('site.form.error.no-member');
+    case 'choice':
+      return shape.labels[value] === undefined ? words.t('site.form.error.choice', { value }) : null;
+    case 'time': {
+      const reading = localInstant(value, timeZone);
+      if (reading !== null && 'problem' in reading)
+        return words.t(reading.problem === 'skipped' ? 'site.form.error.time-skipped' : 'site.form.error.time-repeated', { zone: timeZone });
+      return reading === null ? words.t('site.form.error.time-format') : null;
+    }
+    case 'number': {
+      if (!/^\s*[+-]?\d{1,15}(\.0*)?\s*$/.test(value)) return words.t('site.form.error.integer');
+      const n = parseInt(value.trim(), 10);
+      if (n > shape.maximum) return words.t('site.form.error.max-value', { max: shape.maximum });
+      if (n < shape.minimum) return words.t('site.form.error.min-value', { min: shape.minimum });
+      return null;
+    }
+    case 'url':
+    case 'line':
+    case 'text': {
+      const text = value.trim();
+      if (text === '') return inner['x-not-blank'] ? words.t('site.form.error.blank') : null;
+      if (shape.maxLength !== undefined && [...text].length > shape.maxLength) return words.t('site.form.error.max-length', { max: shape.maxLength });
+      return shape.kind === 'url' ? words.t('site.form.error.url') : null;
+    }
+  }
 }
 
 /** A record as the API shows it (spelled with the forms' context: paths and wall-clock times) as form values. */

@@ -1,9 +1,10 @@
 import { lastValue } from '../../../drf/query.js';
 import { EVENT_LIST_PARTS, eventListing, type EventListPart, type EventSummary } from '../pages.js';
-import type { PageTimes } from '../../../web/format.js';
+import type { MessageKey, Words } from '../../../i18n/words.js';
 import { html, type Html } from '../../../web/html.js';
 import { layout } from '../../../web/layout.js';
 import type { PageContext } from '../../../web/page-context.js';
+import { wordsHtml } from '../../../web/words-html.js';
 import { eventWhen } from './words.js';
 import { newLink } from '../../users/index.js';
 
@@ -15,7 +16,7 @@ import { newLink } from '../../users/index.js';
 
 const EVENTS_PER_PAGE = 20;
 
-const PART_HEADINGS: Readonly<Record<EventListPart, string>> = { upcoming: 'Upcoming', incubating: 'Being prepared', past: 'Past' };
+const PART_HEADINGS: Readonly<Record<EventListPart, MessageKey>> = { upcoming: 'events.list.upcoming', incubating: 'events.list.incubating', past: 'events.list.past' };
 
 /** The list's page number (`?page=`, 1 when absent), or null for one that is not a page number. */
 function pageNumber(ctx: PageContext): number | null {
@@ -26,40 +27,46 @@ function pageNumber(ctx: PageContext): number | null {
 
 /** `/events/` and `/events/talks/`: to come, being prepared, then past; undefined (404) for a page past the last. */
 export async function eventListPage(ctx: PageContext, talks: boolean): Promise<Buffer | undefined> {
+  const { words } = ctx;
   const page = pageNumber(ctx);
   if (page === null) return undefined;
   const path = talks ? '/events/talks/' : '/events/';
   const [listing, add] = await Promise.all([
     eventListing(ctx.db, ctx.nowMs * 1000, { offset: (page - 1) * EVENTS_PER_PAGE, limit: EVENTS_PER_PAGE }, talks),
-    newLink(ctx, 'events.add_event', '/events/new/', 'New event'),
+    newLink(ctx, 'events.add_event', '/events/new/', words.t('events.form.new')),
   ]);
   const total = EVENT_LIST_PARTS.reduce((sum, part) => sum + listing.counts[part], 0);
   const pages = Math.max(1, Math.ceil(total / EVENTS_PER_PAGE));
   if (page > pages) return undefined;
-  const title = talks ? 'Talks' : 'Events';
+  const title = talks ? words.t('events.talks.title') : words.t('events.list.title');
   const sections = EVENT_LIST_PARTS.filter((part) => listing.events[part].length > 0).map(
     (part) => html`<section aria-labelledby="${part}-heading">
-<h2 id="${part}-heading">${PART_HEADINGS[part]} <span class="count">(${listing.counts[part]})</span></h2>
-<ul class="event-list">${listing.events[part].map((event) => eventItem(event, ctx.times))}</ul>
+<h2 id="${part}-heading">${words.t(PART_HEADINGS[part])} <span class="count">${words.t('events.list.count', { count: listing.counts[part] })}</span></h2>
+<ul class="event-list">${listing.events[part].map((event) => eventItem(event, words))}</ul>
 </section>`,
   );
   const pageLink = (n: number) => (n === 1 ? path : `${path}?page=${n}`);
   const pager = [
-    page > 1 ? html`<a rel="prev" href="${pageLink(page - 1)}">Previous page</a>` : html``,
-    pages > 1 ? html`<span>Page ${page} of ${pages}</span>` : html``,
-    page < pages ? html`<a rel="next" href="${pageLink(page + 1)}">Next page</a>` : html``,
+    page > 1 ? html`<a rel="prev" href="${pageLink(page - 1)}">${words.t('events.list.previous')}</a>` : html``,
+    pages > 1 ? html`<span>${words.t('events.list.page-of', { page, pages })}</span>` : html``,
+    page < pages ? html`<a rel="next" href="${pageLink(page + 1)}">${words.t('events.list.next')}</a>` : html``,
   ];
   const main = html`<section aria-labelledby="events-heading">
 <h1 id="events-heading">${title}</h1>
-<p>${talks ? html`The events marked as talks. <a href="/events/">All events</a>` : html`<a href="/events/talks/">Talks only</a>`} · <a href="/events.ics">Subscribe to the calendar</a></p>
+<p>${
+    talks
+      ? wordsHtml(words, 'events.talks.intro', {}, { all: (chunks) => html`<a href="/events/">${chunks}</a>` })
+      : html`<a href="/events/talks/">${words.t('events.talks.only')}</a>`
+  } · <a href="/events.ics">${words.t('events.list.subscribe')}</a></p>
 ${add}
-${total === 0 ? html`<p>${talks ? 'No talk yet.' : 'No event yet.'}</p>` : sections}
-${pages > 1 ? html`<nav class="pager" aria-label="Pages">${pager}</nav>` : ''}
+${total === 0 ? html`<p>${talks ? words.t('events.talks.empty') : words.t('events.list.empty')}</p>` : sections}
+${pages > 1 ? html`<nav class="pager" aria-label="${words.t('events.list.pages')}">${pager}</nav>` : ''}
 </section>`;
-  return layout(ctx.site, { title: page === 1 ? title : `${title}, page ${page}`, main });
+  const pageTitle = page === 1 ? title : talks ? words.t('events.talks.title-page', { page }) : words.t('events.list.title-page', { page });
+  return layout(ctx.site, { title: pageTitle, main });
 }
 
 /** An event in a list: its title, when and where. */
-export function eventItem(event: EventSummary, times: PageTimes): Html {
-  return html`<li><a href="/events/${event.id}/">${event.title}</a> <span class="when">${eventWhen(event, times)}</span>${event.place ? html` <span class="place">· ${event.place}</span>` : ''}</li>`;
+export function eventItem(event: EventSummary, words: Words): Html {
+  return html`<li><a href="/events/${event.id}/">${event.title}</a> <span class="when">${eventWhen(event, words)}</span>${event.place ? html` <span class="place">· ${event.place}</span>` : ''}</li>`;
 }

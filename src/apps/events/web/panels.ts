@@ -1,7 +1,8 @@
 import { eventsInterestingTo, recentMeetings, upcomingEvents, type EventSummary, type MeetingSummary } from '../pages.js';
+import type { Words } from '../../../i18n/words.js';
 import type { DashboardPanel } from '../../../web/dashboard.js';
-import type { PageTimes } from '../../../web/format.js';
 import { html, type Html } from '../../../web/html.js';
+import { wordsHtml } from '../../../web/words-html.js';
 import { eventItem } from './list.js';
 
 const UPCOMING_EVENTS = 10;
@@ -13,12 +14,16 @@ export const EVENTS_PANELS: readonly DashboardPanel[] = [
     place: 'mine',
     order: 2,
     reads: [],
-    build: async ({ db, viewer, nowMs, times }) => {
+    build: async ({ db, viewer, nowMs, words }) => {
       const events = await eventsInterestingTo(db, viewer!.id, nowMs * 1000, UPCOMING_EVENTS);
       return {
         html: html`<section aria-labelledby="my-events-heading">
-<h3 id="my-events-heading">Events you are interested in</h3>
-${events.length === 0 ? html`<p>None to come. <a href="/events/">See the events</a>.</p>` : html`<ul>${events.map((event) => eventItem(event, times))}</ul>`}
+<h3 id="my-events-heading">${words.t('events.panel.mine')}</h3>
+${
+  events.length === 0
+    ? html`<p>${wordsHtml(words, 'events.panel.mine-empty', {}, { link: (chunks) => html`<a href="/events/">${chunks}</a>` })}</p>`
+    : html`<ul>${events.map((event) => eventItem(event, words))}</ul>`
+}
 </section>`,
       };
     },
@@ -27,27 +32,32 @@ ${events.length === 0 ? html`<p>None to come. <a href="/events/">See the events<
     place: 'column',
     order: 1,
     reads: ['events'],
-    build: async ({ db, nowMs, times }) => ({ html: eventsSection(await upcomingEvents(db, nowMs * 1000, UPCOMING_EVENTS), times) }),
+    build: async ({ db, nowMs, words }) => ({ html: eventsSection(words, await upcomingEvents(db, nowMs * 1000, UPCOMING_EVENTS)) }),
   },
   // A meeting is named after its event.
-  { place: 'column', order: 2, reads: ['meetings', 'events'], build: async ({ db, times }) => ({ html: meetingsSection(await recentMeetings(db, RECENT_MEETINGS), times) }) },
+  {
+    place: 'column',
+    order: 2,
+    reads: ['meetings', 'events'],
+    build: async ({ db, words }) => ({ html: meetingsSection(words, await recentMeetings(db, RECENT_MEETINGS)) }),
+  },
 ];
 
-function eventsSection(events: EventSummary[], times: PageTimes): Html {
-  const items = events.map((event) => eventItem(event, times));
+function eventsSection(words: Words, events: EventSummary[]): Html {
+  const items = events.map((event) => eventItem(event, words));
   return html`<section class="events" aria-labelledby="events-heading">
-<h2 id="events-heading">Upcoming events</h2>
-${items.length > 0 ? html`<ul>${items}</ul>` : html`<p>No upcoming event.</p>`}
-<p><a href="/events.ics">Subscribe to the calendar</a> (iCalendar feed)</p>
+<h2 id="events-heading">${words.t('events.panel.upcoming')}</h2>
+${items.length > 0 ? html`<ul>${items}</ul>` : html`<p>${words.t('events.panel.no-upcoming')}</p>`}
+<p>${wordsHtml(words, 'events.panel.subscribe', {}, { link: (chunks) => html`<a href="/events.ics">${chunks}</a>` })}</p>
 </section>`;
 }
 
-function meetingsSection(meetings: MeetingSummary[], times: PageTimes): Html {
+function meetingsSection(words: Words, meetings: MeetingSummary[]): Html {
   const items = meetings.map(
-    (m) => html`<li><a href="/meetings/${m.id}/">${m.title}</a>${m.start_us === null ? '' : html` <span class="when">${times.date(m.start_us)}</span>`}</li>`,
+    (m) => html`<li><a href="/meetings/${m.id}/">${m.title}</a>${m.start_us === null ? '' : html` <span class="when">${words.dateTime(m.start_us)}</span>`}</li>`,
   );
   return html`<section class="meetings" aria-labelledby="meetings-heading">
-<h2 id="meetings-heading">Recent meetings</h2>
-${items.length === 0 ? html`<p>No meeting yet.</p>` : html`<ul>${items}</ul>`}
+<h2 id="meetings-heading">${words.t('events.panel.meetings')}</h2>
+${items.length === 0 ? html`<p>${words.t('events.panel.no-meeting')}</p>` : html`<ul>${items}</ul>`}
 </section>`;
 }
