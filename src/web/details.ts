@@ -1,9 +1,7 @@
-import type { MessageKey, Words } from '../i18n/words.js';
+import type { Words } from '../i18n/words.js';
 import { CSRF_FIELD } from '../request/csrf.js';
-import { loginUrl } from '../request/next-path.js';
 import { html, type Html } from './html.js';
 import type { PageContext, PageViewer } from './page-context.js';
-import { wordsHtml } from './words-html.js';
 
 /**
  * The record pages' kit (`/<kind>/<id>/`): each app builds its records' pages with it
@@ -29,9 +27,9 @@ export async function detailPage(build: DetailBuilder, ctx: PageContext, id: num
 }
 
 /** The buttons a member may use on a record's page, with a line saying where they stand (`words`: the page's, for the section's label). */
-export function recordActions(standing: string | null, buttons: Html[], words?: Words): Html {
+export function recordActions(standing: string | null, buttons: Html[], words: Words): Html {
   if (buttons.length === 0) return html``;
-  return html`<section class="record-actions" aria-label="${words ? words.t('site.record.actions') : 'What you can do'}">
+  return html`<section class="record-actions" aria-label="${words.t('site.record.actions')}">
 ${standing === null ? '' : html`<p>${standing}</p>`}
 <ul>${buttons.map((button) => html`<li>${button}</li>`)}</ul>
 </section>`;
@@ -43,41 +41,13 @@ export function postButton(viewer: PageViewer, action: string, label: string, fi
   return html`<form method="post" action="${action}"><input type="hidden" name="${CSRF_FIELD}" value="${viewer.csrf}">${hidden}<button type="submit">${label}</button></form>`;
 }
 
-/** The two links' labels in the page's language (`Modifier le projet`), from the app's catalogue. */
-export interface EditAndDeleteLabels {
-  readonly edit: string;
-  readonly delete: string;
-}
-
-/**
- * The links to a record's edit and delete pages, those the member may use: labelled by the app's
- * own words (`labels`); an English noun (`project`) gives the English labels.
- */
-export function editAndDelete(kind: string, id: number, powers: { readonly edit: boolean; readonly delete: boolean }, labels: string | EditAndDeleteLabels): Html[] {
-  const { edit, delete: remove } = typeof labels === 'string' ? { edit: `Edit the ${labels}`, delete: `Delete the ${labels}` } : labels;
-  return [
-    ...(powers.edit ? [html`<a class="button" href="/${kind}/${id}/edit/">${edit}</a>`] : []),
-    ...(powers.delete ? [html`<a class="button" href="/${kind}/${id}/delete/">${remove}</a>`] : []),
-  ];
-}
-
-/**
- * The visitors' page: the same for every visitor, a way to log in and come back here. `purpose`
- * is the app's sentence with the link in it (`<link>Log in</link> to take part in this
- * project.`), or an English purpose after "Log in".
- */
-export function visitorInvitation(path: string, purpose: string | { readonly words: Words; readonly key: MessageKey }): Html {
-  if (typeof purpose === 'string') return html`<p class="record-actions"><a href="${loginUrl(path)}">Log in</a> ${purpose}.</p>`;
-  return html`<p class="record-actions">${wordsHtml(purpose.words, purpose.key, {}, { link: (chunks) => html`<a href="${loginUrl(path)}">${chunks}</a>` })}</p>`;
-}
-
 export function memberLink(user: UserName): Html {
   return html`<a href="/members/${user.id}/">${user.username}</a>`;
 }
 
-/** Members' links, or `none` (in the page's language with `words`). */
-export function people(users: UserName[], words?: Words): Html {
-  if (users.length === 0) return html`${words ? words.t('site.record.none') : 'none'}`;
+/** Members' links, or `none` in the page's language. */
+export function people(users: UserName[], words: Words): Html {
+  if (users.length === 0) return html`${words.t('site.record.none')}`;
   return html`${users.map((user, i) => html`${i > 0 ? ', ' : ''}${memberLink(user)}`)}`;
 }
 

@@ -10,7 +10,7 @@ import { isInterested, powersOver } from '../../users/index.js';
 
 /** Members, or "none" in the page's language. */
 function members(words: Words, users: UserName[]): Html | string {
-  return users.length === 0 ? words.t('events.detail.nobody') : people(users);
+  return users.length === 0 ? words.t('events.detail.nobody') : people(users, words);
 }
 
 /** An event's page: its facts and description; for a member, who is interested, saying they are, and the buttons they may use. */
@@ -25,14 +25,18 @@ export const eventDetail: DetailBuilder = async (ctx, id, markdown) => {
   else {
     const [powers, interested, interestedPeople] = await Promise.all([powersOver(ctx.db, viewer.id, 'events', id), isInterested(ctx.db, viewer.id, id), interestedIn(ctx.db, id)]);
     interestedFact = html`<dt>${words.t('events.detail.interested')}</dt><dd>${members(words, interestedPeople)}</dd>`;
-    part = recordActions(interested ? words.t('events.detail.you-are-interested') : null, [
-      postButton(viewer, `/events/${id}/interested/`, interested ? words.t('events.detail.not-interested') : words.t('events.detail.interested-button'), {
-        interested: interested ? 'no' : 'yes',
-      }),
-      ...(powers.addMeeting && event.meeting_id === null ? [html`<a class="button" href="/meetings/new/?event=${id}">${words.t('events.detail.add-meeting')}</a>`] : []),
-      ...(powers.edit ? [html`<a class="button" href="/events/${id}/edit/">${words.t('events.detail.edit')}</a>`] : []),
-      ...(powers.delete ? [html`<a class="button" href="/events/${id}/delete/">${words.t('events.form.delete-title')}</a>`] : []),
-    ]);
+    part = recordActions(
+      interested ? words.t('events.detail.you-are-interested') : null,
+      [
+        postButton(viewer, `/events/${id}/interested/`, interested ? words.t('events.detail.not-interested') : words.t('events.detail.interested-button'), {
+          interested: interested ? 'no' : 'yes',
+        }),
+        ...(powers.addMeeting && event.meeting_id === null ? [html`<a class="button" href="/meetings/new/?event=${id}">${words.t('events.detail.add-meeting')}</a>`] : []),
+        ...(powers.edit ? [html`<a class="button" href="/events/${id}/edit/">${words.t('events.detail.edit')}</a>`] : []),
+        ...(powers.delete ? [html`<a class="button" href="/events/${id}/delete/">${words.t('events.form.delete-title')}</a>`] : []),
+      ],
+      words,
+    );
   }
   const main = html`<article class="detail">
 <h1>${event.title}</h1>
@@ -63,10 +67,14 @@ export const meetingDetail: DetailBuilder = async (ctx, id, markdown) => {
   let part = html``;
   if (viewer !== null) {
     const powers = await powersOver(ctx.db, viewer.id, 'meetings', id);
-    part = recordActions(null, [
-      ...(powers.edit ? [html`<a class="button" href="/meetings/${id}/edit/">${words.t('events.meeting.edit')}</a>`] : []),
-      ...(powers.delete ? [html`<a class="button" href="/meetings/${id}/delete/">${words.t('events.meeting.form.delete-title')}</a>`] : []),
-    ]);
+    part = recordActions(
+      null,
+      [
+        ...(powers.edit ? [html`<a class="button" href="/meetings/${id}/edit/">${words.t('events.meeting.edit')}</a>`] : []),
+        ...(powers.delete ? [html`<a class="button" href="/meetings/${id}/delete/">${words.t('events.meeting.form.delete-title')}</a>`] : []),
+      ],
+      words,
+    );
   }
   const title = words.t('events.meeting.title', { title: meeting.title });
   const main = html`<article class="detail">

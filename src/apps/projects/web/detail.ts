@@ -18,11 +18,15 @@ export const projectDetail: DetailBuilder = async (ctx, id, markdown) => {
     part = html`<p class="record-actions">${wordsHtml(words, 'projects.detail.login', {}, { login: (chunks) => html`<a href="${loginUrl(`/projects/${id}/`)}">${chunks}</a>` })}</p>`;
   else {
     const [powers, takesPart] = await Promise.all([powersOver(ctx.db, viewer.id, 'projects', id), isParticipant(ctx.db, viewer.id, id)]);
-    part = recordActions(takesPart ? words.t('projects.detail.taking-part') : null, [
-      takesPart ? postButton(viewer, `/projects/${id}/leave/`, words.t('projects.detail.leave')) : postButton(viewer, `/projects/${id}/join/`, words.t('projects.detail.join')),
-      ...(powers.edit ? [html`<a class="button" href="/projects/${id}/edit/">${words.t('projects.detail.edit')}</a>`] : []),
-      ...(powers.delete ? [html`<a class="button" href="/projects/${id}/delete/">${words.t('projects.form.delete-title')}</a>`] : []),
-    ]);
+    part = recordActions(
+      takesPart ? words.t('projects.detail.taking-part') : null,
+      [
+        takesPart ? postButton(viewer, `/projects/${id}/leave/`, words.t('projects.detail.leave')) : postButton(viewer, `/projects/${id}/join/`, words.t('projects.detail.join')),
+        ...(powers.edit ? [html`<a class="button" href="/projects/${id}/edit/">${words.t('projects.detail.edit')}</a>`] : []),
+        ...(powers.delete ? [html`<a class="button" href="/projects/${id}/delete/">${words.t('projects.form.delete-title')}</a>`] : []),
+      ],
+      words,
+    );
   }
   const status = PROJECT_STATUS_NAMES[project.status];
   const progress = progressText(words, project.progress);
@@ -33,7 +37,7 @@ export const projectDetail: DetailBuilder = async (ctx, id, markdown) => {
 <dt>${words.t('projects.field.status')}</dt><dd>${status === undefined ? project.status : words.t(status)}</dd>
 <dt>${words.t('projects.field.progress')}</dt><dd><progress max="100" value="${project.progress}" aria-label="${words.t('projects.field.progress')}">${progress}</progress> ${progress}</dd>
 <dt>${words.t('projects.field.maintainer')}</dt><dd>${memberLink(project.maintainer)}</dd>
-<dt>${words.t('projects.field.participants')}</dt><dd>${project.participants.length === 0 ? words.t('projects.detail.nobody') : people(project.participants)}</dd>
+<dt>${words.t('projects.field.participants')}</dt><dd>${project.participants.length === 0 ? words.t('projects.detail.nobody') : people(project.participants, words)}</dd>
 </dl>
 ${part}
 ${markdownBlock(markdown, words.t('projects.detail.about'), project.content)}
