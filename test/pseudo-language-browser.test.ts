@@ -34,11 +34,13 @@ const READ_PAGE = `(() => {
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   while (walker.nextNode()) {
     const node = walker.currentNode;
-    if (node.parentElement.closest('script, style, template, noscript')) continue;
+    // Code is no one's language: paths, JSON, commands.
+    if (node.parentElement.closest('script, style, template, noscript, code, pre')) continue;
     body += node.data;
   }
   const attributes = [];
   for (const element of document.querySelectorAll('[title], [alt], [aria-label], [placeholder], input[type=submit], input[type=button]')) {
+    if (element.closest('code, pre')) continue;
     for (const name of ['title', 'alt', 'aria-label', 'placeholder']) if (element.hasAttribute(name)) attributes.push(element.getAttribute(name));
     if (element.matches('input[type=submit], input[type=button]')) attributes.push(element.value);
   }

@@ -98,7 +98,7 @@ describe('the browsable API', () => {
     assert.match(res.body, /HTTP 200 OK\nAllow: GET, POST, HEAD, OPTIONS\nContent-Type: application\/json\nVary: Accept, Accept-Encoding\n/);
     assert.match(
       res.body,
-      /<nav class="breadcrumbs" aria-label="Breadcrumbs"><ol><li><a href="\/api\/">api<\/a><\/li><li><a href="\/api\/users\/" aria-current="page">users<\/a><\/li><\/ol><\/nav>/,
+      /<nav class="breadcrumbs" aria-label="Breadcrumbs"><ol><li><a href="\/api\/"><code>api<\/code><\/a><\/li><li><a href="\/api\/users\/" aria-current="page"><code>users<\/code><\/a><\/li><\/ol><\/nav>/,
     );
     // Every URL of this service in the body is a link that stays in the browsable view.
     assert.ok(res.body.includes(`&quot;next&quot;: &quot;<a href="/api/users/?page=3">${server.base}/api/users/?page=3</a>&quot;`), 'next is a link');

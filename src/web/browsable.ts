@@ -32,7 +32,7 @@ export function browsablePage(site: Site, exchange: ApiExchange): Buffer {
   );
   const title = titleOf(words, path);
   const main = html`${breadcrumbs(words, path)}
-<h1>${title}</h1>
+<h1>${path.split('/').filter(Boolean).length <= 1 ? title : html`<code>${title}</code>`}</h1>
 <p class="request-line"><code>${method} ${target}</code></p>
 <div class="response" role="region" aria-label="${words.t('site.api.response')}" tabindex="0">
 <pre class="headers"><code>HTTP ${status} ${reason}
@@ -46,14 +46,11 @@ ${pager.length > 0 ? html`<nav class="pager" aria-label="${words.t('site.api.pag
   return layout(site, { title: words.t('site.api.title', { name: title }), main });
 }
 
-/** The page's heading: the API root, or the path's segments after `api` (the API's own names, as in its URLs). */
+/** The page's heading: the API root, or the path's segments after `api`, as the URL has them (the API's own names, in no language: shown as code). */
 function titleOf(words: Words, path: string): string {
   const segments = path.split('/').filter(Boolean);
   if (segments.length <= 1) return words.t('site.api.root');
-  return segments
-    .slice(1)
-    .map((s) => s.charAt(0).toUpperCase() + s.slice(1))
-    .join(' › ');
+  return segments.slice(1).join(' › ');
 }
 
 function breadcrumbs(words: Words, path: string): Html {
@@ -61,7 +58,7 @@ function breadcrumbs(words: Words, path: string): Html {
   const crumbs = segments.map((segment, i) => {
     const href = `/${segments.slice(0, i + 1).join('/')}/`;
     const current = i === segments.length - 1;
-    return html`<li>${current ? html`<a href="${href}" aria-current="page">${segment}</a>` : html`<a href="${href}">${segment}</a>`}</li>`;
+    return html`<li>${current ? html`<a href="${href}" aria-current="page"><code>${segment}</code></a>` : html`<a href="${href}"><code>${segment}</code></a>`}</li>`;
   });
   return html`<nav class="breadcrumbs" aria-label="${words.t('site.api.breadcrumbs')}"><ol>${crumbs}</ol></nav>`;
 }
