@@ -18,7 +18,7 @@ const PASSWORD = 'pseudo language 2026';
 /** The language switch names each language in itself, so that anyone finds theirs: not catalogue words. */
 const LANGUAGE_NAMES = ['English', 'Français', 'Nederlands', 'Deutsch'];
 /** Not ours to translate: the API reference is Redoc's own interface; the rest are no pages. */
-const NOT_WALKED = [/^\/api\/docs\//, /^\/api\/schema\//, /^\/accounts\/logout\//, /\.ics$/, /^\/spaceapi\.json$/, /^\/assets\//, /[?&]format=/, /^\/healthz$/];
+const NOT_WALKED = [/^\/api\/docs\//, /^\/api\/schema\//, /^\/accounts\/logout\//, /\.ics$/, /^\/spaceapi\.json$/, /^\/assets\//, /^\/media\//, /[?&]format=/, /^\/healthz$/];
 
 /** What a page shows: its text in document order, the texts of its attributes people read, its title and width. */
 interface Shown {
@@ -36,7 +36,7 @@ const READ_PAGE = `(() => {
     const node = walker.currentNode;
     // Code is no one's language: paths, JSON, commands.
     if (node.parentElement.closest('script, style, template, noscript, code, pre')) continue;
-    body += node.data;
+    body += node.data + '\\n';
   }
   const attributes = [];
   for (const element of document.querySelectorAll('[title], [alt], [aria-label], [placeholder], input[type=submit], input[type=button]')) {

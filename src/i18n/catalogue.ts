@@ -97,7 +97,7 @@ export class Catalogue {
 
   /** A language's name in itself, for the language switch (`Français`, `Nederlands`). */
   nameOf(language: string): string {
-    if (language === PSEUDO_LANGUAGE) return pseudoText('Pseudo');
+    if (language === PSEUDO_LANGUAGE) return `⟦${pseudoText('Pseudo')}⟧`;
     const name = new Intl.DisplayNames([language], { type: 'language' }).of(language) ?? language;
     return name.charAt(0).toLocaleUpperCase(language) + name.slice(1);
   }
