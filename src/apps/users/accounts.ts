@@ -1,7 +1,9 @@
 import type { Db } from '../../db/connection.js';
 import { writeTransaction } from '../../db/write-transaction.js';
 import { createUser, foldCase } from './users.js';
-import { passwordProblem, type PasswordHasher } from './passwords.js';
+import type { PasswordHasher } from './passwords.js';
+import { passwordRuleBroken } from './password-rules.js';
+import type { Said } from './said.js';
 import { endSessionsOf } from './sessions.js';
 import { createPasswordLink, findPasswordLink, superuserExists, usePasswordLink, voidFirstSuperuserLinks, voidLinksOf, type MemberLinkPurpose } from './links.js';
 
@@ -11,6 +13,13 @@ export type NewPasswordHashing = Pick<PasswordHasher, 'hash'>;
 /** A new password breaks a rule of members.md §1: `message` says which. */
 export class PasswordRejected extends Error {
   override name = 'PasswordRejected';
+  constructor(
+    message: string,
+    /** The rule, said in the page's language. */
+    readonly said: Said,
+  ) {
+    super(message);
+  }
 }
 
 /** A set-password link that is unknown, used, expired or void (the page says so, whichever). */
@@ -52,18 +61,20 @@ export interface MemberName {
   username: string;
   /** Their address, '' when they have none: where their invitation or reset link is mailed. */
   email: string;
+  /** The language they chose ('' for none): their link's mail is in it. */
+  language: string;
   /** Whether the stored password can log in (Django's unusable passwords start with `!`). */
   hasUsablePassword: boolean;
 }
 
 /** The member named `name`: exactly, else ignoring case (as the original matched names) when only one fits. */
 export async function memberByName(db: Db, name: string): Promise<MemberName | null> {
-  const rows = await db.selectFrom('users').select(['id', 'username', 'email', 'password']).execute();
+  const rows = await db.selectFrom('users').select(['id', 'username', 'email', 'password', 'language']).execute();
   const exact = rows.filter((row) => row.username === name);
   const folded = foldCase(name);
   const found = exact.length === 1 ? exact : rows.filter((row) => foldCase(row.username) === folded);
   if (found.length !== 1) return null;
-  return { id: found[0].id, username: found[0].username, email: found[0].email, hasUsablePassword: !found[0].password.startsWith('!') };
+  return { id: found[0].id, username: found[0].username, email: found[0].email, language: found[0].language, hasUsablePassword: !found[0].password.startsWith('!') };
 }
 
 /**
@@ -89,8 +100,8 @@ export async function storePassword(db: Db, userId: number, hash: string, nowUs:
 
 /** Throws PasswordRejected, saying which rule, when `password` breaks one (members.md §1). */
 function checkNewPassword(password: string, member: { username: string; email: string }): void {
-  const problem = passwordProblem(password, member);
-  if (problem !== null) throw new PasswordRejected(problem);
+  const problem = passwordRuleBroken(password, member);
+  if (problem !== null) throw new PasswordRejected(problem.message, problem.said);
 }
 
 async function contactOf(db: Db, userId: number): Promise<{ username: string; email: string } | undefined> {

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/connection.js';
+import { said, type Said } from './said.js';
 import { foldCase, updateUser } from './users.js';
 import { directRightsOf, grantRights, groupsOf, revokeRights, RIGHTS, setMemberGroups, type Right } from './rights.js';
 import { endSessionsOf } from './sessions.js';
@@ -12,6 +13,13 @@ import { endSessionsOf } from './sessions.js';
 /** A change the admin pages refuse, with a message fit for the page. */
 export class AdminError extends Error {
   override name = 'AdminError';
+  constructor(
+    message: string,
+    /** The same, said in the page's language. */
+    readonly said: Said,
+  ) {
+    super(message);
+  }
 }
 
 /** One row of the members' search. */
@@ -99,10 +107,16 @@ export interface MemberForAdmin extends MemberSummary {
   hasUsablePassword: boolean;
   /** Where their link is mailed ('' for none); the pages never show it. */
   email: string;
+  /** The language they chose for their pages and mails ('' for none): their link's mail is in it. */
+  language: string;
 }
 
 export async function memberForAdmin(db: Db, id: number): Promise<MemberForAdmin | null> {
-  const row = await db.selectFrom('users').select(['id', 'username', 'email', 'is_active', 'has_key', 'is_superuser', 'password']).where('id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('users')
+    .select(['id', 'username', 'email', 'is_active', 'has_key', 'is_superuser', 'password', 'language'])
+    .where('id', '=', id)
+    .executeTakeFirst();
   if (!row) return null;
   const groups = await groupsOf(db, id);
   const direct = await directRightsOf(db, id);
@@ -118,6 +132,7 @@ export async function memberForAdmin(db: Db, id: number): Promise<MemberForAdmin
     // Django's unusable passwords start with `!`; an empty one is unusable too.
     hasUsablePassword: row.password !== '' && !row.password.startsWith('!'),
     email: row.email,
+    language: row.language,
   };
 }
 
@@ -141,8 +156,8 @@ export interface MemberChanges {
 export async function updateMemberAccount(db: Db, actorId: number, memberId: number, changes: MemberChanges, nowUs: number): Promise<boolean> {
   const before = await memberForAdmin(db, memberId);
   if (!before) return false;
-  if (memberId === actorId && !changes.active) throw new AdminError('You cannot deactivate your own account.');
-  if (memberId === actorId && !changes.superuser) throw new AdminError('You cannot remove your own superuser status.');
+  if (memberId === actorId && !changes.active) throw new AdminError('You cannot deactivate your own account.', said('users.admin.self-deactivate'));
+  if (memberId === actorId && !changes.superuser) throw new AdminError('You cannot remove your own superuser status.', said('users.admin.self-superuser'));
   if (changes.hasKey !== before.hasKey) await updateUser(db, memberId, { has_key: changes.hasKey }, nowUs);
   if (changes.active !== before.active || changes.superuser !== before.superuser) {
     await db

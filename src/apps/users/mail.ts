@@ -1,6 +1,7 @@
 import type { Transporter } from 'nodemailer';
 import type { MailSettings } from '../../config.js';
 import type { Logger } from '../../log.js';
+import type { Words } from '../../i18n/words.js';
 import { LINK_VALIDITY_US, setPasswordPath, type MemberLinkPurpose } from './links.js';
 
 /** A mail the server did not take (unreachable, refused, timed out): the page says to try again later. */
@@ -92,6 +93,10 @@ export interface LinkMailFacts {
   baseUrl: string;
   token: string;
   username: string;
+  /** The recipient's words: their chosen language, else the space's (LANGUAGE_CODE). */
+  words: Words;
+  /** When the link was made: its mail says until when it works. */
+  nowUs: number;
 }
 
 /** How a set-password link reaches its member: mailed to their address, or handed over by whoever made it. */
@@ -118,39 +123,40 @@ export async function mailPasswordLink(
   return 'mailed';
 }
 
-/** The invitation or reset mail for a set-password link: plain text, the link absolute. */
+/** The invitation or reset mail for a set-password link: plain text, the link absolute, in the recipient's language. */
 export function passwordLinkMail(purpose: MemberLinkPurpose, facts: LinkMailFacts): { subject: string; text: string } {
+  const w = facts.words;
   // A name goes into a header: one line.
   const space = facts.spaceName.replace(/\s+/g, ' ').trim();
   const link = `${facts.baseUrl}${setPasswordPath(facts.token)}`;
-  const hours = LINK_VALIDITY_US[purpose] / 3_600_000_000;
-  const validity = `The link works once, within ${hours} hour${hours === 1 ? '' : 's'}.`;
+  const validUs = LINK_VALIDITY_US[purpose];
+  const validity = `${w.t('users.mail.validity', { hours: validUs / 3_600_000_000 })} ${w.t('users.mail.until', { until: w.longDateTime(facts.nowUs + validUs) })}`;
   if (purpose === 'invitation') {
     return {
-      subject: `Your account at ${space}`,
+      subject: w.t('users.mail.invitation.subject', { space }),
       text: [
-        'Hello,',
+        w.t('users.mail.invitation.hello'),
         '',
-        `You are invited to ${space}'s website, with the username "${facts.username}".`,
-        'Choose your password here:',
+        w.t('users.mail.invitation.invited', { space, username: facts.username }),
+        w.t('users.mail.invitation.choose'),
         '',
         link,
         '',
-        `${validity} When it has expired, ask for a new one.`,
+        `${validity} ${w.t('users.mail.invitation.expired')}`,
         '',
       ].join('\n'),
     };
   }
   return {
-    subject: `Reset your password at ${space}`,
+    subject: w.t('users.mail.reset.subject', { space }),
     text: [
-      `Hello ${facts.username},`,
+      w.t('users.mail.reset.hello', { username: facts.username }),
       '',
-      `Someone, hopefully you, asked to reset your password at ${space}. Choose a new one here:`,
+      w.t('users.mail.reset.asked', { space }),
       '',
       link,
       '',
-      `${validity} If you did not ask for it, ignore this mail: your password stays as it is.`,
+      `${validity} ${w.t('users.mail.reset.ignore')}`,
       '',
     ].join('\n'),
   };

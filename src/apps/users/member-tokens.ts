@@ -1,4 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { said, type Said } from './said.js';
 import type { Db } from '../../db/connection.js';
 import type { MemberCaller, MemberTokens } from '../../drf/auth.js';
 import { hashSecret, LAST_USED_RESOLUTION_US } from '../../resources/tokens.js';
@@ -26,6 +27,13 @@ export interface MemberTokenUse {
 /** A request about a member token that cannot be carried out, with a message for the member. */
 export class MemberTokenError extends Error {
   override name = 'MemberTokenError';
+  constructor(
+    message: string,
+    /** The same, said in the page's language. */
+    readonly said: Said,
+  ) {
+    super(message);
+  }
 }
 
 const MAX_NAME_LENGTH = 100;
@@ -38,9 +46,10 @@ export function isMemberTokenSecret(secret: string): boolean {
 /** A new token for a member, named by them; the secret is returned once and stored only as its SHA-256. */
 export async function createMemberToken(db: Db, userId: number, name: string, nowUs: number): Promise<{ token: MemberTokenInfo; secret: string }> {
   const cleanName = name.trim();
-  if (cleanName === '' || cleanName.length > MAX_NAME_LENGTH) throw new MemberTokenError(`A token's name must have 1 to ${MAX_NAME_LENGTH} characters.`);
+  if (cleanName === '' || cleanName.length > MAX_NAME_LENGTH)
+    throw new MemberTokenError(`A token's name must have 1 to ${MAX_NAME_LENGTH} characters.`, said('users.tokens.name-length', { max: MAX_NAME_LENGTH }));
   const taken = await db.selectFrom('member_tokens').select('id').where('user_id', '=', userId).where('name', '=', cleanName).where('revoked_us', 'is', null).executeTakeFirst();
-  if (taken) throw new MemberTokenError(`You already have a token named ${JSON.stringify(cleanName)}.`);
+  if (taken) throw new MemberTokenError(`You already have a token named ${JSON.stringify(cleanName)}.`, said('users.tokens.name-taken', { name: cleanName }));
   const secret = MEMBER_TOKEN_PREFIX + randomBytes(32).toString('base64url');
   const row = await db
     .insertInto('member_tokens')

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { said, type Said } from './said.js';
 import type {
   AuthenticationResponseJSON,
   AuthenticatorTransport,
@@ -100,9 +101,9 @@ export async function findPasskey(db: Db, userId: number, id: number): Promise<P
 }
 
 /** The message when a name (already trimmed) cannot be one; its length in characters, as the other fields count. */
-export function passkeyNameProblem(name: string): string | null {
-  if (name.includes('\0')) return 'Null characters are not allowed.';
-  if ([...name].length > PASSKEY_NAME_MAX) return `Ensure this field has no more than ${PASSKEY_NAME_MAX} characters.`;
+export function passkeyNameProblem(name: string): Said | null {
+  if (name.includes('\0')) return said('users.form.null-characters');
+  if ([...name].length > PASSKEY_NAME_MAX) return said('users.form.too-long', { max: PASSKEY_NAME_MAX });
   return null;
 }
 

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
+import { said, type Said } from './said.js';
 
 export const MIN_PASSWORD_LENGTH = 8;
 // Django's UserAttributeSimilarityValidator's default.
@@ -64,12 +65,21 @@ function tooSimilar(password: string, value: string): boolean {
   });
 }
 
-/** The rule a new password breaks, as a message for the form, or null. */
-export function passwordProblem(password: string, account: { username: string; email: string }): string | null {
-  if ([...password].length < MIN_PASSWORD_LENGTH) return `This password is too short. It must contain at least ${MIN_PASSWORD_LENGTH} characters.`;
-  if (/^\p{Nd}+$/u.test(password)) return 'This password is entirely numeric.';
-  if (tooSimilar(password, account.username)) return 'The password is too similar to the username.';
-  if (tooSimilar(password, account.email)) return 'The password is too similar to the e-mail address.';
-  if (commonPasswordList().has(password.toLowerCase().trim())) return 'This password is too common.';
+/** The rule a new password breaks: its English message (the command line) and the same said for a page, or null. */
+export function passwordRuleBroken(password: string, account: { username: string; email: string }): { message: string; said: Said } | null {
+  if ([...password].length < MIN_PASSWORD_LENGTH)
+    return {
+      message: `This password is too short. It must contain at least ${MIN_PASSWORD_LENGTH} characters.`,
+      said: said('users.password.too-short', { min: MIN_PASSWORD_LENGTH }),
+    };
+  if (/^\p{Nd}+$/u.test(password)) return { message: 'This password is entirely numeric.', said: said('users.password.numeric') };
+  if (tooSimilar(password, account.username)) return { message: 'The password is too similar to the username.', said: said('users.password.like-username') };
+  if (tooSimilar(password, account.email)) return { message: 'The password is too similar to the e-mail address.', said: said('users.password.like-email') };
+  if (commonPasswordList().has(password.toLowerCase().trim())) return { message: 'This password is too common.', said: said('users.password.common') };
   return null;
+}
+
+/** The rule a new password breaks, as an English message, or null. */
+export function passwordProblem(password: string, account: { username: string; email: string }): string | null {
+  return passwordRuleBroken(password, account)?.message ?? null;
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/connection.js';
+import { said, type Said } from './said.js';
 
 /** The original's model permissions the service acts on (members.md §3), as Django names them: `app_label.codename`. */
 export const RIGHTS = [
@@ -29,6 +30,13 @@ export interface MemberRights {
 /** A wrong request about groups (a blank or taken name, an unknown group), with a message fit for the page that made it. */
 export class RightsError extends Error {
   override name = 'RightsError';
+  constructor(
+    message: string,
+    /** The same, said in the page's language. */
+    readonly said: Said,
+  ) {
+    super(message);
+  }
 }
 
 /** The rows Django's migrations create for a right, as `loaddata` in the original expects them. */
@@ -277,19 +285,20 @@ export async function listGroups(db: Db): Promise<GroupInfo[]> {
 
 function cleanGroupName(name: string): string {
   const clean = name.trim();
-  if (clean === '' || clean.length > MAX_GROUP_NAME) throw new RightsError(`A group's name must have 1 to ${MAX_GROUP_NAME} characters.`);
+  if (clean === '' || clean.length > MAX_GROUP_NAME)
+    throw new RightsError(`A group's name must have 1 to ${MAX_GROUP_NAME} characters.`, said('users.admin.group-name-length', { max: MAX_GROUP_NAME }));
   return clean;
 }
 
 async function refuseTakenName(db: Db, name: string, exceptId?: number): Promise<void> {
   let query = db.selectFrom('auth_groups').select('id').where('name', '=', name);
   if (exceptId !== undefined) query = query.where('id', '<>', exceptId);
-  if (await query.executeTakeFirst()) throw new RightsError(`A group named ${JSON.stringify(name)} already exists.`);
+  if (await query.executeTakeFirst()) throw new RightsError(`A group named ${JSON.stringify(name)} already exists.`, said('users.admin.group-name-taken', { name }));
 }
 
 async function requireGroup(db: Db, groupId: number): Promise<void> {
   const group = await db.selectFrom('auth_groups').select('id').where('id', '=', groupId).executeTakeFirst();
-  if (!group) throw new RightsError(`There is no group ${groupId}.`);
+  if (!group) throw new RightsError(`There is no group ${groupId}.`, said('users.admin.no-group', { groups: String(groupId) }));
 }
 
 /** A new group without rights; returns its id. */
@@ -353,7 +362,7 @@ export async function setMemberGroups(db: Db, userId: number, groupIds: readonly
   if (wanted.length > 0) {
     const existing = await db.selectFrom('auth_groups').select('id').where('id', 'in', wanted).execute();
     const unknown = wanted.filter((id) => !existing.some((g) => g.id === id));
-    if (unknown.length > 0) throw new RightsError(`There is no group ${unknown.join(', ')}.`);
+    if (unknown.length > 0) throw new RightsError(`There is no group ${unknown.join(', ')}.`, said('users.admin.no-group', { groups: unknown.join(', ') }));
   }
   let leaving = db.deleteFrom('user_groups').where('user_id', '=', userId).where('group_id', 'in', db.selectFrom('auth_groups').select('id'));
   if (wanted.length > 0) leaving = leaving.where('group_id', 'not in', wanted);

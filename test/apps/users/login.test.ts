@@ -84,7 +84,7 @@ describe('password login', () => {
   it('logs in with the username in any case, and sets last_login_us', async () => {
     for (const [i, typed] of ['Alice', 'alice', 'ALICE', '  aLiCe '].entries()) {
       const result = await logIn(db, hasher, { username: typed, password: ALICE_PASSWORD, client: HOME }, NOW + i);
-      assert.deepEqual(result, { kind: 'ok', member: { id: users.alice, username: 'Alice', firstName: 'First', lastName: 'Last', isSuperuser: false } }, typed);
+      assert.deepEqual(result, { kind: 'ok', member: { id: users.alice, username: 'Alice', firstName: 'First', lastName: 'Last', isSuperuser: false, language: null } }, typed);
       assert.equal((await storedUser(db, users.alice)).last_login_us, NOW + i);
     }
   });

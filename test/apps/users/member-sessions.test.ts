@@ -77,7 +77,7 @@ describe('member sessions', () => {
   it('finds a session by its id, with its member; not by a guessed id or its hash', async () => {
     const id = await startSession(db, alice, NOW, DAYS);
     assert.deepEqual(await findSession(db, id, NOW + 1, DAYS), {
-      member: { id: alice, username: 'alice', firstName: 'First alice', lastName: 'Last alice', isSuperuser: true },
+      member: { id: alice, username: 'alice', firstName: 'First alice', lastName: 'Last alice', isSuperuser: true, language: null },
       idHash: hashSecretId(id),
       expiresUs: NOW + DAYS * DAY_US,
       startedUs: NOW,

@@ -253,7 +253,7 @@ describe('admin pages', () => {
       .executeTakeFirstOrThrow();
     const root = await logIn(base, 'root', PASSWORD);
     const page = await root.get('/accounts/admin/tokens/');
-    assert.match(page.body, /<caption>Members' personal tokens<\/caption>/);
+    assert.match(page.body, /<caption>Members’ personal tokens<\/caption>/);
     assert.ok(page.body.includes(`<a href="/accounts/admin/members/${bobId}/">bob</a>`));
     assert.ok(page.body.includes('laptop &lt;script&gt;'));
     assert.ok(!page.body.includes('b'.repeat(64)), 'never the hash');
@@ -336,7 +336,7 @@ describe('admin pages', () => {
     const root = await logIn(base, 'root', PASSWORD);
     const first = await root.get('/accounts/admin/members/?q=member');
     assert.equal(first.status, 200);
-    assert.match(first.body, /2000 members match; page 1 of 40\./);
+    assert.match(first.body, /2,000 members match; page 1 of 40\./);
     assert.equal(first.body.match(/<tr>\s*<th scope="row">/g)?.length, 50);
     assert.ok(first.body.includes('>Member0000<'));
     assert.ok(!first.body.includes('>Member0050<'));

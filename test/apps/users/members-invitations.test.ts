@@ -123,7 +123,7 @@ describe('invitations and resets by mail', () => {
       const { before: page, after: res } = await pressLinkButton(root, id);
       assert.match(page.body, /id="make-link">Make an invitation link and mail it</);
       assert.equal(res.status, 200, res.body.slice(0, 300));
-      assert.match(res.body, /id="link-mailed">The link was sent to the member's address\. It works once, for 72 hours\./);
+      assert.match(res.body, /id="link-mailed">The link was sent to the member’s address\. It works once, for 72 hours\./);
       assert.equal(/id="one-time-link"/.test(res.body) || res.body.includes('/accounts/set-password/'), false, 'the link is not on the page');
       assert.ok(!res.body.includes(address) && !page.body.includes(address), 'nor the address');
       const mail = await smtp.nextMail(mailsBefore + 1);

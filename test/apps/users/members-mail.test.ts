@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { configFrom, type MailSettings } from '../../../src/config.js';
 import { MailNotSent, Mailer, passwordLinkMail } from '../../../src/apps/users/mail.js';
+import { USERS_LOCALE } from '../../../src/apps/users/words.js';
+import { Catalogue } from '../../../src/i18n/catalogue.js';
 import { freePort } from '../../support/processes.js';
 import { sqliteOnly } from '../../support/server.js';
 import { selfSignedCertificate, startSmtpServer, type TestCertificate, type TestSmtpServer } from '../../support/smtp.js';
@@ -20,6 +22,10 @@ function capturingLogger(lines: string[]) {
   return pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
 }
 
+/** The mails' words in English, the default LANGUAGE_CODE. */
+const ENGLISH = Catalogue.read([USERS_LOCALE], { languageCode: 'en', languages: null, timeZone: 'Europe/Brussels' }).words('en');
+const NOW_US = Date.UTC(2026, 11, 3, 18, 0) * 1000;
+
 const ONE_ENGINE = sqliteOnly('mail does not involve the database: run once, on SQLite');
 
 describe('mail of set-password links (members.md §4, Invitations and resets)', () => {
@@ -29,7 +35,7 @@ describe('mail of set-password links (members.md §4, Invitations and resets)', 
   });
 
   it('writes the invitation and the reset with the absolute link, the space and the validity', ONE_ENGINE, () => {
-    const facts = { spaceName: 'Urlab', baseUrl: 'https://space.example', token: TOKEN, username: 'ada' };
+    const facts = { spaceName: 'Urlab', baseUrl: 'https://space.example', token: TOKEN, username: 'ada', words: ENGLISH, nowUs: NOW_US };
     const invitation = passwordLinkMail('invitation', facts);
     assert.equal(invitation.subject, 'Your account at Urlab');
     assert.ok(invitation.text.includes(`\nhttps://space.example/accounts/set-password/${TOKEN}/\n`), invitation.text);
@@ -53,7 +59,7 @@ describe('mail of set-password links (members.md §4, Invitations and resets)', 
     it('switches to TLS, logs in, delivers the mail; the log holds its id and no address nor link', ONE_ENGINE, async () => {
       const lines: string[] = [];
       const mailer = new Mailer(mailSettings(`smtp://mailer:${encodeURIComponent('p@ss:w/rd')}@127.0.0.1:${server.port}`), capturingLogger(lines), { ca: certificate.cert });
-      const mail = passwordLinkMail('invitation', { spaceName: 'Urlab', baseUrl: 'http://127.0.0.1:8000', token: TOKEN, username: 'ada' });
+      const mail = passwordLinkMail('invitation', { spaceName: 'Urlab', baseUrl: 'http://127.0.0.1:8000', token: TOKEN, username: 'ada', words: ENGLISH, nowUs: NOW_US });
       await mailer.send({ to: ADDRESS, ...mail });
       const received = await server.nextMail(1);
       assert.equal(received.secure, true, 'STARTTLS was used');
@@ -100,7 +106,7 @@ describe('mail of set-password links (members.md §4, Invitations and resets)', 
     try {
       const lines: string[] = [];
       const mailer = new Mailer(mailSettings(`smtps://127.0.0.1:${server.port}`), capturingLogger(lines), { ca: certificate.cert });
-      const mail = passwordLinkMail('reset', { spaceName: 'Urlab', baseUrl: 'https://space.example', token: TOKEN, username: 'ada' });
+      const mail = passwordLinkMail('reset', { spaceName: 'Urlab', baseUrl: 'https://space.example', token: TOKEN, username: 'ada', words: ENGLISH, nowUs: NOW_US });
       await mailer.send({ to: ADDRESS, ...mail });
       const received = await server.nextMail(1);
       assert.equal(received.secure, true);

@@ -30,22 +30,26 @@
     button.hidden = false;
     button.disabled = false;
     var busy = false;
+    // The page's words, in its language (the form's data-say-… attributes).
+    var words = function (name) {
+      return form.getAttribute('data-say-' + name) || '';
+    };
 
     form.addEventListener('submit', function (event) {
       event.preventDefault();
       if (busy) return;
       busy = true;
       button.setAttribute('aria-disabled', 'true');
-      say('Waiting for your device…');
-      ceremony(form, kind)
+      say(words('waiting'));
+      ceremony(form, kind, words)
         .then(function (answer) {
           form.elements.credential.value = JSON.stringify(answer);
-          say(kind === 'register' ? 'Adding the passkey…' : 'Logging in…');
+          say(kind === 'register' ? words('adding') : words('logging-in'));
           form.submit();
         })
         .catch(function (error) {
           done();
-          say(messageOf(error, kind));
+          say(messageOf(error, kind, words));
         });
     });
 
@@ -67,7 +71,7 @@
   }
 
   /** The options asked with the page's CSRF token (a refusal's words come as JSON `detail`), then the browser's ceremony. */
-  function ceremony(form, kind) {
+  function ceremony(form, kind, words) {
     var body = new URLSearchParams();
     body.set('csrfmiddlewaretoken', form.elements.csrfmiddlewaretoken.value);
     return fetch(form.getAttribute('data-options'), {
@@ -78,9 +82,9 @@
       body: body,
     }).then(function (response) {
       var json = /^application\/json\b/.test(response.headers.get('content-type') || '');
-      if (!json) throw new Problem('This page is out of date, or your session ended: reload it and try again.');
+      if (!json) throw new Problem(words('out-of-date'));
       return response.json().then(function (data) {
-        if (!response.ok) throw new Problem(typeof data.detail === 'string' ? data.detail : 'The site could not start the passkey ceremony. Try again in a moment.');
+        if (!response.ok) throw new Problem(typeof data.detail === 'string' ? data.detail : words('cannot-start'));
         return kind === 'register' ? lib.startRegistration({ optionsJSON: data }) : lib.startAuthentication({ optionsJSON: data });
       });
     });
@@ -91,14 +95,13 @@
     this.text = text;
   }
 
-  function messageOf(error, kind) {
+  function messageOf(error, kind, words) {
     if (error instanceof Problem) return error.text;
     var name = (error && error.name) || '';
     var code = (error && error.code) || '';
-    if (code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED') return 'This device already holds a passkey for your account.';
-    if (name === 'NotAllowedError' || code === 'ERROR_CEREMONY_ABORTED')
-      return kind === 'register' ? 'No passkey was added: it was cancelled or took too long.' : 'No passkey was used: it was cancelled or took too long.';
-    if (name === 'TypeError') return 'The site could not be reached. Try again in a moment.';
-    return kind === 'register' ? 'No passkey was added: this browser or device could not make one.' : 'No passkey was used: this browser or device could not offer one.';
+    if (code === 'ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED') return words('already-held');
+    if (name === 'NotAllowedError' || code === 'ERROR_CEREMONY_ABORTED') return kind === 'register' ? words('add-cancelled') : words('use-cancelled');
+    if (name === 'TypeError') return words('unreachable');
+    return kind === 'register' ? words('add-impossible') : words('use-impossible');
   }
 })();

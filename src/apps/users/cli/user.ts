@@ -7,6 +7,8 @@ import { createMember, memberByName, linkForMember } from '../accounts.js';
 import { grantRights, isRight, revokeRights, rightsOf, RIGHTS, type Right } from '../rights.js';
 import { LINK_VALIDITY_US, setPasswordPath, type LinkPurpose, type MemberLinkPurpose } from '../links.js';
 import { linkGoesByMail, Mailer, MailNotSent, mailPasswordLink } from '../mail.js';
+import { Catalogue } from '../../../i18n/catalogue.js';
+import { USERS_LOCALE } from '../words.js';
 import { createStderrLogger } from '../../../log.js';
 import { UserFields } from '../users.js';
 import { FieldErrors } from '../../../resources/write-errors.js';
@@ -117,7 +119,7 @@ function validity(purpose: LinkPurpose): string {
 async function deliverLink(
   config: Config,
   context: CommandContext,
-  member: { username: string; email: string },
+  member: { username: string; email: string; language?: string },
   made: { token: string; purpose: MemberLinkPurpose },
 ): Promise<void> {
   const { token, purpose } = made;
@@ -127,7 +129,10 @@ async function deliverLink(
   if (linkGoesByMail(mailer, member)) {
     try {
       // The space's name as the pages show it: the SpaceAPI file is read only for a mail.
-      await mailPasswordLink(mailer, member, purpose, { spaceName: context.spaceName(config), baseUrl: siteBase(config), token });
+      // In the member's language, else the space's (LANGUAGE_CODE); the users app's catalogues hold the mail's words.
+      const catalogue = Catalogue.read([USERS_LOCALE], config);
+      const words = catalogue.words(member.language ? member.language : catalogue.defaultLanguage);
+      await mailPasswordLink(mailer, member, purpose, { spaceName: context.spaceName(config), baseUrl: siteBase(config), token, words, nowUs: Date.now() * 1000 });
       mailed = " sent to the member's address; here it is too";
     } catch (error) {
       if (error instanceof MailNotSent)

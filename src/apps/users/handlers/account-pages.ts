@@ -6,10 +6,11 @@ import { createMemberToken, listMemberTokens, MemberTokenError, revokeMemberToke
 import { isLinked } from '../oidc-members.js';
 import { listPasskeys, loginRecentEnough } from '../passkeys.js';
 import { HashingBusy } from '../passwords.js';
-import { memberForReset, readProfile, trimProfile, updateProfile, type ProfileFields } from '../profile.js';
+import { memberForReset, ProfileRefused, readProfile, trimProfile, updateProfile, type ProfileFields, type ProfileMessages } from '../profile.js';
 import { englishText } from '../../../drf/messages.js';
 import { FieldErrors } from '../../../resources/write-errors.js';
 import type { FieldMessages } from '../../../web/form-parts.js';
+import { say, sayFields } from '../said.js';
 import { EMAIL_PATTERN } from '../../../resources/write-schema.js';
 import { field, type Form } from '../../../request/form.js';
 import {
@@ -42,7 +43,7 @@ function member(m: MemberExchange<unknown>): { id: number; username: string } {
 interface ProfileState {
   /** The profile as typed (a preview, a refusal); the stored one when absent. */
   fields?: ProfileFields;
-  errors?: FieldMessages;
+  errors?: ProfileMessages;
   preview?: Html | null;
   tokenName?: string;
   tokenError?: string | null;
@@ -53,7 +54,7 @@ interface ProfileState {
 /** The profile page, with the member's tokens, passkeys and single sign-on link. */
 export async function profileAnswer(m: MemberExchange<unknown>, status: number, state: ProfileState = {}): Promise<FastifyReply> {
   const { id, username } = member(m);
-  const { database, oidc, pageTimes } = m.ex.services;
+  const { database, oidc, catalogue, times } = m.ex.services;
   const db = database.db;
   const fields = state.fields ?? (await readProfile(db, id));
   if (!fields) return notFound(m);
@@ -65,7 +66,7 @@ export async function profileAnswer(m: MemberExchange<unknown>, status: number, 
     username,
     memberId: id,
     fields,
-    errors: state.errors ?? {},
+    errors: sayFields(m.site.words, state.errors ?? {}),
     preview: state.preview ?? null,
     tokens,
     tokenName: state.tokenName ?? '',
@@ -74,7 +75,8 @@ export async function profileAnswer(m: MemberExchange<unknown>, status: number, 
     canAddPasskey: loginRecentEnough(m.viewer!, m.nowUs),
     passkeyName: state.passkeyName ?? '',
     passkeyError: state.passkeyError ?? null,
-    times: pageTimes,
+    zone: times,
+    languages: catalogue.offered.map((tag) => ({ tag, name: catalogue.nameOf(tag) })),
     linkedTo,
   });
   return sendPage(m.ex.reply, status, page);
@@ -92,6 +94,7 @@ function typedProfile(form: Form): ProfileFields {
     description: field(form, 'description'),
     newsletter: form.has('newsletter'),
     show_name: form.has('show_name'),
+    language: field(form, 'language'),
   };
 }
 
@@ -111,12 +114,12 @@ export async function submitProfile(m: MemberExchange<unknown>): Promise<Fastify
   const { id } = member(m);
   try {
     await webWrite(m, async (trx, audit) => {
-      await updateProfile(trx, id, typed, nowUs);
+      await updateProfile(trx, id, typed, m.ex.services.catalogue.offered, nowUs);
       await audit({ collection: 'users', recordId: id, status: 303 });
     });
   } catch (error) {
-    if (!(error instanceof FieldErrors)) throw error;
-    return profileAnswer(m, 422, { fields: trimProfile(typed), errors: error.worded(englishText) });
+    if (!(error instanceof ProfileRefused)) throw error;
+    return profileAnswer(m, 422, { fields: trimProfile(typed), errors: error.errors });
   }
   setNotice(m.ex.reply, m.ex.facts, 'profile-saved');
   return seeOther(m.ex.reply, '/accounts/profile/');
@@ -132,7 +135,7 @@ export async function submitNewToken(m: MemberExchange<unknown>): Promise<Fastif
     return sendPage(m.ex.reply, 200, tokenCreatedPage(m.site, { name: token.name, secret }));
   } catch (error) {
     if (!(error instanceof MemberTokenError)) throw error;
-    return profileAnswer(m, 422, { tokenName: name, tokenError: error.message });
+    return profileAnswer(m, 422, { tokenName: name, tokenError: say(m.site.words, error.said) });
   }
 }
 
@@ -158,6 +161,7 @@ export async function submitPassword(m: MemberExchange<unknown>): Promise<Fastif
   const { services, facts, reply } = m.ex;
   const db = services.database.db;
   const { id } = member(m);
+  const w = m.site.words;
   const refuse = (errors: FieldMessages) => sendPage(reply, 422, passwordPage(m.site, { csrf: m.csrf, errors }));
   const old = field(m.form, 'old_password');
   const new1 = field(m.form, 'new_password1');
@@ -165,23 +169,23 @@ export async function submitPassword(m: MemberExchange<unknown>): Promise<Fastif
   return busyAware(m, async () => {
     const stored = await db.selectFrom('users').select('password').where('id', '=', id).executeTakeFirst();
     const { matches } = await services.hasher.verify(stored?.password ?? null, old);
-    if (!matches) return refuse({ old_password: ['Your current password was typed wrong.'] });
-    const mismatch = newPasswordMismatch(new1, new2);
+    if (!matches) return refuse({ old_password: [w.t('users.password.current-wrong')] });
+    const mismatch = newPasswordMismatch(m, new1, new2);
     if (mismatch) return refuse(mismatch);
     try {
       await setPassword(db, services.hasher, id, new1, m.nowUs, facts.session ?? undefined);
     } catch (error) {
       if (!(error instanceof PasswordRejected)) throw error;
-      return refuse({ new_password1: [error.message] });
+      return refuse({ new_password1: [say(w, error.said)] });
     }
     setNotice(reply, facts, 'password-changed');
     return seeOther(reply, '/accounts/profile/');
   });
 }
 
-function newPasswordMismatch(new1: string, new2: string): FieldMessages | null {
-  if (new1 === '') return { new_password1: ['Type a new password.'] };
-  if (new1 !== new2) return { new_password2: ['The two new passwords differ.'] };
+function newPasswordMismatch(m: MemberExchange<unknown>, new1: string, new2: string): FieldMessages | null {
+  if (new1 === '') return { new_password1: [m.site.words.t('users.password.new-missing')] };
+  if (new1 !== new2) return { new_password2: [m.site.words.t('users.password.new-differ')] };
   return null;
 }
 
@@ -195,7 +199,7 @@ async function busyAware(m: MemberExchange<unknown>, work: () => Promise<Fastify
     return sendPage(
       m.ex.reply,
       503,
-      messagePage(m.site, { title: 'Busy', message: `Too many passwords are being checked at once. Try again in ${error.retryAfterSeconds} seconds.` }),
+      messagePage(m.site, { title: m.site.words.t('users.busy.title'), message: m.site.words.t('users.busy.passwords', { seconds: error.retryAfterSeconds }) }),
     );
   }
 }
@@ -234,8 +238,8 @@ export async function submitSetPassword(m: MemberExchange<string>): Promise<Fast
     return sendPage(reply, 422, setPasswordPage(m.site, view));
   };
   const new1 = field(m.form, 'new_password1');
-  const errors: FieldMessages = { ...newPasswordMismatch(new1, field(m.form, 'new_password2')) };
-  if (link.purpose === 'first-superuser') Object.assign(errors, superuserFieldProblems(typed));
+  const errors: FieldMessages = { ...newPasswordMismatch(m, new1, field(m.form, 'new_password2')) };
+  if (link.purpose === 'first-superuser') Object.assign(errors, superuserFieldProblems(m, typed));
   if (Object.keys(errors).length > 0) return refuse(errors);
   return busyAware(m, async () => {
     try {
@@ -243,7 +247,7 @@ export async function submitSetPassword(m: MemberExchange<string>): Promise<Fast
       else await setPasswordWithLink(db, services.hasher, token, new1, m.nowUs);
     } catch (error) {
       if (error instanceof LinkNotValid || error instanceof SuperuserExists) return linkGone(m);
-      if (error instanceof PasswordRejected) return refuse({ new_password1: [error.message] });
+      if (error instanceof PasswordRejected) return refuse({ new_password1: [say(m.site.words, error.said)] });
       if (error instanceof FieldErrors) return refuse(error.worded(englishText));
       throw error;
     }
@@ -253,17 +257,18 @@ export async function submitSetPassword(m: MemberExchange<string>): Promise<Fast
 }
 
 /** The API's checks of a new user's username and address (apps/users/users.ts UserFields). */
-function superuserFieldProblems(typed: { username: string; email: string }): FieldMessages {
+function superuserFieldProblems(m: MemberExchange<unknown>, typed: { username: string; email: string }): FieldMessages {
+  const w = m.site.words;
   const errors: Record<string, string[]> = {};
-  if (typed.username === '') errors.username = ['This field may not be blank.'];
-  else if ([...typed.username].length > 150 || typed.username.includes('\0')) errors.username = ['Ensure this field has no more than 150 characters.'];
-  if (!EMAIL_PATTERN.test(typed.email) || typed.email.length > 254) errors.email = ['Enter a valid email address.'];
+  if (typed.username === '') errors.username = [w.t('users.form.blank')];
+  else if ([...typed.username].length > 150 || typed.username.includes('\0')) errors.username = [w.t('users.form.too-long', { max: 150 })];
+  if (!EMAIL_PATTERN.test(typed.email) || typed.email.length > 254) errors.email = [w.t('users.form.email-invalid')];
   return errors;
 }
 
 export async function showPasswordSet(m: MemberExchange<unknown>): Promise<FastifyReply> {
-  const message = 'Your password is set: you can log in with it now. Any session you had before was logged out.';
-  return sendPage(m.ex.reply, 200, messagePage(m.site, { title: 'Password set', message }));
+  const w = m.site.words;
+  return sendPage(m.ex.reply, 200, messagePage(m.site, { title: w.t('users.set-password.done-title'), message: w.t('users.set-password.done') }));
 }
 
 // ---- /accounts/password/reset/ ----
@@ -284,7 +289,7 @@ export async function submitReset(m: MemberExchange<unknown>): Promise<FastifyRe
   const mailer = services.mailer;
   if (mailer === null) return sendPage(reply, 200, resetWithoutMailPage(m.site));
   const login = field(m.form, 'login').trim();
-  if (login === '') return sendPage(reply, 422, resetPage(m.site, { csrf: m.csrf, login, errors: { login: ['Type your username or e-mail address.'] } }));
+  if (login === '') return sendPage(reply, 422, resetPage(m.site, { csrf: m.csrf, login, errors: { login: [m.site.words.t('users.reset.login-missing')] } }));
   const baseUrl = (services.config.publicUrl ?? facts.base ?? '').replace(/\/+$/, '');
   const nowUs = m.nowUs;
   const db = services.database.db;
@@ -292,7 +297,9 @@ export async function submitReset(m: MemberExchange<unknown>): Promise<FastifyRe
     const found = await memberForReset(db, login);
     if (!found) return;
     const token = await createPasswordLink(db, found.id, 'reset', nowUs);
-    await mailer.send({ to: found.email, ...passwordLinkMail('reset', { spaceName: services.site.name, baseUrl, token, username: found.username }) });
+    // In the member's language, else the space's (LANGUAGE_CODE): not the language of whoever asked.
+    const words = found.language !== '' ? services.catalogue.words(found.language) : services.catalogue.spaceWords;
+    await mailer.send({ to: found.email, ...passwordLinkMail('reset', { spaceName: services.site.name, baseUrl, token, username: found.username, words, nowUs }) });
   })().catch((error: unknown) => {
     // mail.ts logged a mail not sent; anything else is logged by its name only.
     if ((error as Error)?.name !== 'MailNotSent') request.log.warn({ error: (error as Error)?.name }, 'reset link not made');

@@ -11,14 +11,12 @@ import { safeNext } from '../../../request/next-path.js';
 import { loginPage, logoutPage, type LoginForm } from '../web/accounts.js';
 import { messagePage } from '../../../web/message-page.js';
 import { html } from '../../../web/html.js';
+import { wordsHtml } from '../../../web/words-html.js';
 import { siteFor } from '../../../web/layout.js';
 import { clearSessionCookie, type MemberExchange } from './member-pages.js';
 import { seeOther, sendPage } from '../../../http/reply.js';
 
 /** Logging in and out (members.md §2). */
-
-/** The one message of every failed login: it never tells whether the account exists. */
-export const WRONG_LOGIN = 'Wrong username or password.';
 
 /** GET /accounts/login/: the form, with `next` carried along. */
 export async function showLogin(m: MemberExchange<unknown>): Promise<FastifyReply> {
@@ -38,16 +36,14 @@ export async function submitLogin(m: MemberExchange<unknown>): Promise<FastifyRe
   const username = field(form, 'username');
   const password = field(form, 'password');
   const next = safeNext(form.get('next') ?? lastValue(facts.target.query, 'next'));
+  const w = m.site.words;
   if (!services.config.members.passwordLogin) {
-    const provider = services.oidc?.settings.name ?? 'single sign-on';
-    return sendPage(
-      reply,
-      403,
-      messagePage(m.site, { title: 'Password logins are off', message: html`This site does not take passwords: <a href="/accounts/login/">log in with ${provider}</a>.` }),
-    );
+    const provider = services.oidc?.settings.name ?? w.t('users.login.sso');
+    const message = wordsHtml(w, 'users.login.passwords-off', { provider }, { link: (chunks) => html`<a href="/accounts/login/">${chunks}</a>` });
+    return sendPage(reply, 403, messagePage(m.site, { title: w.t('users.login.passwords-off-title'), message }));
   }
   if (username.trim() === '' || password === '') {
-    return sendPage(reply, 422, await loginForm(m, { username, next, error: 'Type your username (or e-mail address) and your password.' }));
+    return sendPage(reply, 422, await loginForm(m, { username, next, error: w.t('users.login.blank') }));
   }
   let result;
   try {
@@ -55,14 +51,20 @@ export async function submitLogin(m: MemberExchange<unknown>): Promise<FastifyRe
   } catch (error) {
     if (!(error instanceof HashingBusy)) throw error;
     reply.header('retry-after', String(error.retryAfterSeconds));
-    return sendPage(reply, 503, messagePage(m.site, { title: 'Busy', message: `Too many logins at once. Try again in ${error.retryAfterSeconds} seconds.` }));
+    return sendPage(reply, 503, messagePage(m.site, { title: w.t('users.busy.title'), message: w.t('users.login.busy', { seconds: error.retryAfterSeconds }) }));
   }
-  if (result.kind === 'wrong') return sendPage(reply, 422, await loginForm(m, { username, next, error: WRONG_LOGIN }));
+  // The one message of every failed login: it never tells whether the account exists.
+  if (result.kind === 'wrong') return sendPage(reply, 422, await loginForm(m, { username, next, error: w.t('users.login.wrong') }));
   if (result.kind === 'throttled') {
     const untilUs = nowUs + result.retryAfterSeconds * 1_000_000;
     reply.header('retry-after', String(result.retryAfterSeconds));
-    const message = html`Too many failed logins. You can try again after <time datetime="${services.pageTimes.isoDate(untilUs)}">${services.pageTimes.date(untilUs)}</time>.`;
-    return sendPage(reply, 429, messagePage(m.site, { title: 'Wait a moment', message }));
+    const message = wordsHtml(
+      w,
+      'users.login.wait',
+      { until: w.dateTime(untilUs) },
+      { time: (chunks) => html`<time datetime="${services.times.format(untilUs)}">${chunks}</time>` },
+    );
+    return sendPage(reply, 429, messagePage(m.site, { title: w.t('users.login.wait-title'), message }));
   }
   // `form`, the password form: no log line carries the name of the original's private field `password`.
   request.log.info({ member: result.member.id, login: 'form' }, 'member logged in');

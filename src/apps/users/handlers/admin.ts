@@ -8,7 +8,8 @@ import { countPasskeys, removePasskeysOf } from '../passkeys.js';
 import { endSessionsOf } from '../sessions.js';
 import { linkGoesByMail, mailPasswordLink, MailNotSent, type LinkDelivery } from '../mail.js';
 import { createGroup, deleteGroup, listGroups, renameGroup, RIGHTS, RightsError, setGroupRights, type GroupInfo } from '../rights.js';
-import { createToken, listTokens, revokeTokenById, TokenError } from '../../../resources/tokens.js';
+import { createToken, listTokens, revokeTokenById, TOKEN_SCOPES, TokenError } from '../../../resources/tokens.js';
+import { say } from '../said.js';
 import { countUsers } from '../users.js';
 import { field, type Form } from '../../../request/form.js';
 import { adminHomePage, groupEditPage, groupsPage, memberEditPage, membersPage, tokensPage, type MadeLink, type MemberEdit } from '../web/admin-pages.js';
@@ -92,7 +93,7 @@ export async function memberAccount(m: Admin<number>): Promise<FastifyReply> {
       groupIds: [...changes.groupIds],
       directRights: [...changes.directRights],
     };
-    return sendPage(m.ex.reply, 422, memberEditPage(m.site, { ...edit, member: typed, refusal: error.message, link: null }));
+    return sendPage(m.ex.reply, 422, memberEditPage(m.site, { ...edit, member: typed, refusal: say(m.site.words, error.said), link: null }));
   }
   setNotice(m.ex.reply, m.ex.facts, 'member-saved');
   return seeOther(m.ex.reply, `/accounts/admin/members/${member.id}/`);
@@ -123,7 +124,7 @@ export async function makeMemberLink(m: Admin<number>): Promise<FastifyReply> {
   if (!member) return notFound(m);
   const edit = await memberEditOf(m, member);
   if (!member.active) {
-    const refusal = 'This member is inactive: activate them first, a link does not work for an inactive account.';
+    const refusal = m.site.words.t('users.admin.inactive-link');
     return sendPage(m.ex.reply, 422, memberEditPage(m.site, { ...edit, refusal, link: null }));
   }
   const made = await adminWrite(
@@ -136,11 +137,13 @@ export async function makeMemberLink(m: Admin<number>): Promise<FastifyReply> {
   const baseUrl = m.ex.facts.base ?? '';
   let delivery: LinkDelivery;
   try {
-    delivery = await mailPasswordLink(m.ex.services.mailer, member, purpose, { spaceName: m.site.name, baseUrl, token });
+    // In the member's language, else the space's (LANGUAGE_CODE): not the superuser's.
+    const words = m.ex.services.catalogue.words(member.language !== '' ? member.language : m.ex.services.catalogue.defaultLanguage);
+    delivery = await mailPasswordLink(m.ex.services.mailer, member, purpose, { spaceName: m.site.name, baseUrl, token, words, nowUs: m.nowUs });
   } catch (error) {
     if (!(error instanceof MailNotSent)) throw error;
     // The Mailer logged it (its code, never the address); the link made stays unknown to anyone and expires.
-    const refusal = `The ${purpose} mail could not be sent: try again later.`;
+    const refusal = m.site.words.t('users.admin.mail-not-sent', { purpose });
     return sendPage(m.ex.reply, 503, memberEditPage(m.site, { ...edit, refusal, link: null }));
   }
   const validHours = LINK_VALIDITY_US[purpose] / 3_600_000_000;
@@ -165,7 +168,7 @@ export async function groups(m: Admin): Promise<FastifyReply> {
     return seeOther(m.ex.reply, `/accounts/admin/groups/${id}/`);
   } catch (error) {
     if (!(error instanceof RightsError)) throw error;
-    return sendPage(m.ex.reply, 422, groupsPage(m.site, { groups: await listGroups(db(m)), csrf: m.csrf, refusal: error.message, newName: name }));
+    return sendPage(m.ex.reply, 422, groupsPage(m.site, { groups: await listGroups(db(m)), csrf: m.csrf, refusal: say(m.site.words, error.said), newName: name }));
   }
 }
 
@@ -191,7 +194,7 @@ export async function group(m: Admin<number>): Promise<FastifyReply> {
   } catch (error) {
     if (!(error instanceof RightsError)) throw error;
     const typed: GroupInfo = { ...found, rights };
-    return sendPage(m.ex.reply, 422, groupEditPage(m.site, { group: typed, csrf: m.csrf, refusal: error.message, name }));
+    return sendPage(m.ex.reply, 422, groupEditPage(m.site, { group: typed, csrf: m.csrf, refusal: say(m.site.words, error.said), name }));
   }
   setNotice(m.ex.reply, m.ex.facts, 'group-saved');
   return seeOther(m.ex.reply, `/accounts/admin/groups/${found.id}/`);
@@ -218,7 +221,7 @@ async function tokensAnswer(
   created: { name: string; scope: string; secret: string } | null,
   newName: string,
 ): Promise<FastifyReply> {
-  const times = m.ex.services.pageTimes;
+  const words = m.site.words;
   const view = {
     operatorTokens: await listTokens(db(m)),
     memberTokens: await listAllMemberTokens(db(m)),
@@ -226,7 +229,7 @@ async function tokensAnswer(
     refusal,
     created,
     newName,
-    date: (micros: number) => times.date(micros),
+    date: (micros: number) => words.dateTime(micros),
   };
   return sendPage(m.ex.reply, status, tokensPage(m.site, view));
 }
@@ -246,10 +249,21 @@ export async function tokens(m: Admin): Promise<FastifyReply> {
     return tokensAnswer(m, 200, null, { name: made.token.name, scope: made.token.scope, secret: made.secret }, '');
   } catch (error) {
     if (!(error instanceof TokenError)) throw error;
-    const text = error.message.charAt(0).toUpperCase() + error.message.slice(1) + '.';
-    return tokensAnswer(m, 422, text, null, name);
+    return tokensAnswer(m, 422, tokenRefusal(m, name, scope), null, name);
   }
 }
+
+/** Why resources/tokens.ts refused a new operator token, in the page's words (its own message is the command line's). */
+function tokenRefusal(m: Admin, name: string, scope: string): string {
+  const w = m.site.words;
+  const clean = name.trim();
+  if (clean === '' || clean.length > TOKEN_NAME_MAX) return w.t('users.admin.token-name-length', { max: TOKEN_NAME_MAX });
+  if (!(TOKEN_SCOPES as readonly string[]).includes(scope)) return w.t('users.admin.token-scope', { scopes: TOKEN_SCOPES.join(', ') });
+  return w.t('users.admin.token-name-taken', { name: clean });
+}
+
+/** resources/tokens.ts' bound on a token's name. */
+const TOKEN_NAME_MAX = 100;
 
 /** POST `/accounts/admin/members/<id>/passkeys/remove/`: every passkey of the member and every session, as when an account is given back. */
 export async function removeMemberPasskeys(m: Admin<number>): Promise<FastifyReply> {

@@ -5,13 +5,12 @@ import type { MemberSession } from '../sessions.js';
 import { recordAudit, webAuditName } from '../../../resources/audit.js';
 import { clearCookie, cookieName, isHttps, parseCookies, setCookie } from '../../../request/cookies.js';
 import { CSRF_COOKIE, CSRF_FIELD, csrfToken, csrfTokenMatches, originAllowed } from '../../../request/csrf.js';
-import { isFormType, parseForm, type Form, type FormLists } from '../../../request/form.js';
+import { isFormType, MAX_FORM_FIELDS, parseForm, type Form, type FormLists } from '../../../request/form.js';
 import { loginUrl } from '../../../request/next-path.js';
 import { sendPage } from '../../../http/reply.js';
 import { declareRoute, type Exchange, type Route, type RoutePath } from '../../../http/route.js';
 import type { Services } from '../../../http/services.js';
 import { messagePage } from '../../../web/message-page.js';
-import type { Html } from '../../../web/html.js';
 import { HTML_HEADERS, siteFor, type Site } from '../../../web/layout.js';
 import { notFoundPage } from '../../../web/not-found.js';
 import { takeNotice } from '../../../handlers/notice.js';
@@ -96,7 +95,7 @@ async function answerMemberPage<P>(ex: Exchange<P>, page: MemberPageDeclaration<
   );
   const nowUs = Date.now() * 1000;
   if (!methods.includes(facts.method)) {
-    return sendPage(reply, 405, messagePage(site, { title: 'Method not allowed', message: `This page does not answer ${facts.method}.` }));
+    return sendPage(reply, 405, messagePage(site, { title: words.t('users.page.method-title'), message: words.t('users.page.method', { method: facts.method }) }));
   }
   const post = facts.method === 'POST';
   const csrfKey = page.preSession ? preSessionKey(ex, post) : viewer !== null ? facts.session : null;
@@ -110,16 +109,24 @@ async function answerMemberPage<P>(ex: Exchange<P>, page: MemberPageDeclaration<
       .send();
   }
   if (page.requires === 'superuser' && !viewer!.member.isSuperuser) {
-    return sendPage(reply, 403, messagePage(site, { title: 'Not allowed', message: 'This page is for the superusers of the site.' }));
+    return sendPage(reply, 403, messagePage(site, { title: words.t('users.page.not-allowed-title'), message: words.t('users.page.superusers-only') }));
   }
   if (!post) return page.handle(m);
   const contentType = request.headers['content-type'];
   const body = request.body as Buffer | undefined;
   if (contentType !== undefined && !isFormType(contentType)) {
-    return sendPage(reply, 415, messagePage(site, { title: 'Not a form', message: 'The form must be sent as application/x-www-form-urlencoded.' }));
+    return sendPage(
+      reply,
+      415,
+      messagePage(site, { title: words.t('users.page.not-form-title'), message: words.t('users.page.not-form', { type: 'application/x-www-form-urlencoded' }) }),
+    );
   }
   const reading = parseForm(body);
-  if (!reading.ok) return sendPage(reply, 400, messagePage(site, { title: 'Bad request', message: reading.problem }));
+  if (!reading.ok) {
+    // request/form.ts says it in English: too many fields, or not UTF-8.
+    const message = /UTF-8/.test(reading.problem) ? words.t('users.page.form-not-utf8') : words.t('users.page.form-too-many', { max: MAX_FORM_FIELDS });
+    return sendPage(reply, 400, messagePage(site, { title: words.t('users.page.bad-request'), message }));
+  }
   if (!csrfTokenMatches(csrfKey, reading.form.get(CSRF_FIELD))) return refusedForm(m);
   return page.handle({ ...m, form: reading.form, lists: reading.lists });
 }
@@ -141,8 +148,8 @@ function preSessionKey(ex: Exchange<unknown>, post: boolean): string | null {
 
 /** A POST without the right token or from another origin: a 403 page, nothing changed. */
 export function refusedForm<P>(m: MemberExchange<P>): FastifyReply {
-  const message: Html | string = 'The form expired or came from another site. Go back, reload the page and send it again.';
-  return sendPage(m.ex.reply, 403, messagePage(m.site, { title: 'Form refused', message }));
+  const w = m.site.words;
+  return sendPage(m.ex.reply, 403, messagePage(m.site, { title: w.t('users.page.form-refused-title'), message: w.t('users.page.form-refused') }));
 }
 
 /** Logging out: the cookie removed. */

@@ -9,7 +9,9 @@ import { clearCookie, cookieName, isHttps, parseCookies, setCookie } from '../..
 import { safeNext } from '../../../request/next-path.js';
 import { recordAudit } from '../../../resources/audit.js';
 import { messagePage } from '../../../web/message-page.js';
-import { html } from '../../../web/html.js';
+import { html, type Html, type HtmlValue } from '../../../web/html.js';
+import { wordsHtml } from '../../../web/words-html.js';
+import type { Words } from '../../../i18n/words.js';
 import { type MemberExchange } from './member-pages.js';
 import { seeOther, sendPage } from '../../../http/reply.js';
 
@@ -32,7 +34,7 @@ export async function beginOidcLogin(m: MemberExchange<unknown>): Promise<Fastif
   const { reply, facts, services } = m.ex;
   const oidc = services.oidc!;
   const base = services.config.publicUrl ?? facts.base;
-  if (base === null) return sendPage(reply, 400, messagePage(m.site, { title: 'Bad request', message: 'The request names no host.' }));
+  if (base === null) return badRequest(m);
   let begun;
   try {
     begun = await oidc.begin(`${base}${OIDC_CALLBACK_PATH}`);
@@ -60,12 +62,13 @@ export async function finishOidcLogin(m: MemberExchange<unknown>): Promise<Fasti
   reply.header('set-cookie', clearCookie(FLOW_COOKIE, https));
   const flowId = request.headers.cookie === undefined ? undefined : parseCookies(request.headers.cookie).get(cookieName(FLOW_COOKIE, https));
   const flow = flowId === undefined ? null : await takeFlow(db, flowId, m.nowUs);
+  const w = m.site.words;
   if (flow === null) {
-    const message = html`This login was already used, took too long, or began in another browser. <a href="/accounts/login/">Log in again</a>.`;
-    return sendPage(reply, 400, messagePage(m.site, { title: 'Login expired', message }));
+    const message = wordsHtml(w, 'users.oidc.expired', {}, { link: toLogin });
+    return sendPage(reply, 400, messagePage(m.site, { title: w.t('users.oidc.expired-title'), message }));
   }
   const base = services.config.publicUrl ?? facts.base;
-  if (base === null) return sendPage(reply, 400, messagePage(m.site, { title: 'Bad request', message: 'The request names no host.' }));
+  if (base === null) return badRequest(m);
   const { rawQuery } = facts.target;
   let outcome: SsoOutcome;
   try {
@@ -75,14 +78,15 @@ export async function finishOidcLogin(m: MemberExchange<unknown>): Promise<Fasti
     if (error instanceof ProviderUnavailable) return unavailablePage(m, oidc);
     if (!(error instanceof AnswerRefused)) throw error;
     request.log.warn({ oidc: error.code }, 'single sign-on refused');
+    const provider = oidc.settings.name;
     const message = error.byProvider
-      ? html`${oidc.settings.name} did not log you in. <a href="/accounts/login/">Back to the login page</a>.`
-      : html`The answer of ${oidc.settings.name} could not be checked, so no one was logged in. <a href="/accounts/login/">Log in again</a>.`;
-    return sendPage(reply, error.byProvider ? 403 : 400, messagePage(m.site, { title: 'Not logged in', message }));
+      ? wordsHtml(w, 'users.oidc.refused-by-provider', { provider }, { link: toLogin })
+      : wordsHtml(w, 'users.oidc.unchecked', { provider }, { link: toLogin });
+    return sendPage(reply, error.byProvider ? 403 : 400, messagePage(m.site, { title: w.t('users.oidc.not-logged-in'), message }));
   }
   if (outcome.kind !== 'member') {
     request.log.info({ oidc: outcome.kind }, 'single sign-on refused');
-    return sendPage(reply, 403, messagePage(m.site, { title: 'Not logged in', message: refusal(outcome.kind, oidc.settings.name) }));
+    return sendPage(reply, 403, messagePage(m.site, { title: w.t('users.oidc.not-logged-in'), message: refusal(w, outcome.kind, oidc.settings.name) }));
   }
   const { member } = outcome;
   await recordAudit(db, {
@@ -99,20 +103,31 @@ export async function finishOidcLogin(m: MemberExchange<unknown>): Promise<Fasti
   return startMemberSession(m, member.id, flow.next, [clearCookie(FLOW_COOKIE, https)]);
 }
 
-function refusal(kind: Exclude<SsoOutcome['kind'], 'member'>, provider: string) {
+/** A link back to the login page around a message's words. */
+function toLogin(chunks: HtmlValue[]): Html {
+  return html`<a href="/accounts/login/">${chunks}</a>`;
+}
+
+function badRequest(m: MemberExchange<unknown>): FastifyReply {
+  const w = m.site.words;
+  return sendPage(m.ex.reply, 400, messagePage(m.site, { title: w.t('users.page.bad-request'), message: w.t('users.page.no-host') }));
+}
+
+function refusal(w: Words, kind: Exclude<SsoOutcome['kind'], 'member'>, provider: string): string {
   switch (kind) {
     case 'inactive':
-      return html`This account is inactive. Ask the space's committee if you think it should not be.`;
+      return w.t('users.oidc.inactive');
     case 'ambiguous':
-      return html`Several members of this site have the address ${provider} gave. Ask the space's committee to sort it out.`;
+      return w.t('users.oidc.ambiguous', { provider });
     case 'unknown':
-      return html`You logged in at ${provider}, but no member of this site has that account or its verified e-mail address. Ask the space's committee for an invitation, or log in with your password if you have one.`;
+      return w.t('users.oidc.unknown', { provider });
   }
 }
 
 function unavailablePage(m: MemberExchange<unknown>, oidc: OidcClient): FastifyReply {
   m.ex.reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-  const name = oidc.settings.name;
-  const fallback = m.ex.services.config.members.passwordLogin ? ', or log in with your password' : '';
-  return sendPage(m.ex.reply, 503, messagePage(m.site, { title: `${name} is unavailable`, message: `${name} cannot be reached at the moment. Try again in a minute${fallback}.` }));
+  const w = m.site.words;
+  const provider = oidc.settings.name;
+  const message = m.ex.services.config.members.passwordLogin ? w.t('users.oidc.unavailable-or-password', { provider }) : w.t('users.oidc.unavailable', { provider });
+  return sendPage(m.ex.reply, 503, messagePage(m.site, { title: w.t('users.oidc.unavailable-title', { provider }), message }));
 }

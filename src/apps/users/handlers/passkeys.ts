@@ -29,6 +29,8 @@ import { loginForm, startMemberSession } from './accounts.js';
 import { notFound, webWrite, type MemberExchange } from './member-pages.js';
 import { seeOther, sendPage } from '../../../http/reply.js';
 import { setNotice } from '../../../handlers/notice.js';
+import type { MessageKey } from '../../../i18n/words.js';
+import { said, say } from '../said.js';
 
 /**
  * Passkeys (members.md §5). The page's script (assets/passkeys.js) asks for a ceremony's
@@ -49,14 +51,17 @@ function sendJson(reply: FastifyReply, status: number, body: unknown): FastifyRe
   return reply.code(status).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(body));
 }
 
-const NO_HOST = 'The request names no host.';
+/** A request without a host: nothing can be checked against it. */
+function noHost(m: MemberExchange<unknown>): string {
+  return m.site.words.t('users.page.no-host');
+}
 
 // ---- Logging in ----
 
 /** POST /accounts/passkey/login/options/: a login's options, with a new challenge for this browser. */
 export async function passkeyLoginOptions(m: MemberExchange<unknown>): Promise<FastifyReply> {
   const rp = relyingParty(m);
-  if (rp === null) return sendJson(m.ex.reply, 400, { detail: NO_HOST });
+  if (rp === null) return sendJson(m.ex.reply, 400, { detail: noHost(m) });
   return sendJson(m.ex.reply, 200, await beginLogin(m.ex.services.database.db, rp, m.csrf, m.nowUs));
 }
 
@@ -70,7 +75,7 @@ export async function submitPasskeyLogin(m: MemberExchange<unknown>): Promise<Fa
   const { request, reply, services } = m.ex;
   const next = safeNext(m.form.get('next'));
   const rp = relyingParty(m);
-  if (rp === null) return sendPage(reply, 400, messagePage(m.site, { title: 'Bad request', message: NO_HOST }));
+  if (rp === null) return sendPage(reply, 400, messagePage(m.site, { title: m.site.words.t('users.page.bad-request'), message: noHost(m) }));
   let found;
   try {
     found = await finishLogin(services.database.db, rp, m.csrf, field(m.form, 'credential'), m.nowUs);
@@ -78,7 +83,7 @@ export async function submitPasskeyLogin(m: MemberExchange<unknown>): Promise<Fa
     if (!(error instanceof LoginRefused)) throw error;
     request.log.info({ passkey: error.problem, detail: error.detail }, 'passkey login refused');
     const status = error.problem === 'malformed' ? 400 : 403;
-    return sendPage(reply, status, await loginForm(m, { username: '', next, error: LOGIN_REFUSALS[error.problem] }));
+    return sendPage(reply, status, await loginForm(m, { username: '', next, error: m.site.words.t(LOGIN_REFUSALS[error.problem]) }));
   }
   const { member, passkeyId } = found;
   await recordAudit(services.database.db, {
@@ -95,29 +100,31 @@ export async function submitPasskeyLogin(m: MemberExchange<unknown>): Promise<Fa
   return startMemberSession(m, member.id, next);
 }
 
-const LOGIN_REFUSALS: Record<LoginProblem, string> = {
-  malformed: 'Your browser sent no passkey. Try again, or log in another way.',
-  expired: 'That passkey login took too long, was already used, or began in another browser. Try again.',
-  unknown: 'This passkey is not known here: it may have been removed. Log in another way, then add it again on your profile.',
-  inactive: "This account is inactive. Ask the space's committee if you think it should not be.",
-  unverified: 'The passkey’s answer could not be checked, so no one was logged in. Try again.',
+const LOGIN_REFUSALS: Readonly<Record<LoginProblem, MessageKey>> = {
+  malformed: 'users.passkeys.login.malformed',
+  expired: 'users.passkeys.login.expired',
+  unknown: 'users.passkeys.login.unknown',
+  inactive: 'users.passkeys.login.inactive',
+  unverified: 'users.passkeys.login.unverified',
 };
 
 // ---- A member's passkeys ----
 
-const LOG_IN_AGAIN = `To add a passkey, log in again first: your login is more than ${RECENT_LOGIN_SECONDS / 60} minutes old. Reload the page.`;
+function logInAgain(m: MemberExchange<unknown>): string {
+  return m.site.words.t('users.passkeys.log-in-again-old', { minutes: RECENT_LOGIN_SECONDS / 60 });
+}
 
 /** POST /accounts/profile/passkeys/options/: a registration's options for the member, with a new challenge for this browser. */
 export async function passkeyOptions(m: MemberExchange<unknown>): Promise<FastifyReply> {
   const { reply, services } = m.ex;
   const rp = relyingParty(m);
-  if (rp === null) return sendJson(reply, 400, { detail: NO_HOST });
-  if (!loginRecentEnough(m.viewer!, m.nowUs)) return sendJson(reply, 403, { detail: LOG_IN_AGAIN });
+  if (rp === null) return sendJson(reply, 400, { detail: noHost(m) });
+  if (!loginRecentEnough(m.viewer!, m.nowUs)) return sendJson(reply, 403, { detail: logInAgain(m) });
   try {
     return sendJson(reply, 200, await beginRegistration(services.database.db, rp, m.viewer!.member, m.csrf, m.nowUs));
   } catch (error) {
     if (!(error instanceof RegistrationRefused)) throw error;
-    return sendJson(reply, 422, { detail: ADD_REFUSALS[error.problem] });
+    return sendJson(reply, 422, { detail: m.site.words.t(ADD_REFUSALS[error.problem]) });
   }
 }
 
@@ -130,12 +137,14 @@ export async function submitNewPasskey(m: MemberExchange<unknown>): Promise<Fast
   const { request, services } = m.ex;
   const member = m.viewer!.member;
   const rp = relyingParty(m);
-  if (rp === null) return sendPage(m.ex.reply, 400, messagePage(m.site, { title: 'Bad request', message: NO_HOST }));
-  if (!loginRecentEnough(m.viewer!, m.nowUs)) return sendPage(m.ex.reply, 403, messagePage(m.site, { title: 'Log in again', message: LOG_IN_AGAIN }));
+  const w = m.site.words;
+  if (rp === null) return sendPage(m.ex.reply, 400, messagePage(m.site, { title: w.t('users.page.bad-request'), message: noHost(m) }));
+  if (!loginRecentEnough(m.viewer!, m.nowUs)) return sendPage(m.ex.reply, 403, messagePage(m.site, { title: w.t('users.passkeys.log-in-again-title'), message: logInAgain(m) }));
   const typedName = field(m.form, 'passkey_name').trim();
   const nameProblem = passkeyNameProblem(typedName);
-  if (nameProblem !== null) return profileAnswer(m, 422, { passkeyName: typedName, passkeyError: nameProblem });
-  const name = typedName === '' ? `Passkey added ${services.pageTimes.date(m.nowUs)}` : typedName;
+  if (nameProblem !== null) return profileAnswer(m, 422, { passkeyName: typedName, passkeyError: say(w, nameProblem) });
+  // A name in the member's language, the date as it writes it: it is theirs to rename.
+  const name = typedName === '' ? w.t('users.passkeys.default-name', { date: w.dateTime(m.nowUs) }) : typedName;
   try {
     const passkey = await verifyRegistration(services.database.db, rp, member.id, m.csrf, field(m.form, 'credential'), m.nowUs);
     await webWrite(m, async (trx, audit) => {
@@ -145,18 +154,18 @@ export async function submitNewPasskey(m: MemberExchange<unknown>): Promise<Fast
   } catch (error) {
     if (!(error instanceof RegistrationRefused)) throw error;
     request.log.info({ passkey: error.problem, detail: error.detail }, 'passkey not added');
-    return profileAnswer(m, error.problem === 'malformed' ? 400 : 422, { passkeyName: typedName, passkeyError: ADD_REFUSALS[error.problem] });
+    return profileAnswer(m, error.problem === 'malformed' ? 400 : 422, { passkeyName: typedName, passkeyError: w.t(ADD_REFUSALS[error.problem]) });
   }
   setNotice(m.ex.reply, m.ex.facts, 'passkey-added');
   return seeOther(m.ex.reply, '/accounts/profile/');
 }
 
-const ADD_REFUSALS: Record<RegistrationProblem, string> = {
-  malformed: 'Your browser sent no passkey. Try again.',
-  expired: 'Adding the passkey took too long, the form was sent twice, or it began in another browser. Try again.',
-  unverified: 'The authenticator’s answer could not be checked, so no passkey was added. Try again.',
-  taken: 'This passkey is already added to an account here.',
-  'too-many': 'You have as many passkeys as an account may have: remove one first.',
+const ADD_REFUSALS: Readonly<Record<RegistrationProblem, MessageKey>> = {
+  malformed: 'users.passkeys.add.malformed',
+  expired: 'users.passkeys.add.expired',
+  unverified: 'users.passkeys.add.unverified',
+  taken: 'users.passkeys.add.taken',
+  'too-many': 'users.passkeys.add.too-many',
 };
 
 /** GET and POST /accounts/profile/passkeys/<id>/: renaming one of the member's passkeys. */
@@ -166,8 +175,8 @@ export async function passkeyRename(m: MemberExchange<number>): Promise<FastifyR
   if (passkey === undefined) return notFound(m);
   if (m.ex.facts.method !== 'POST') return sendPage(m.ex.reply, 200, passkeyPage(m.site, { csrf: m.csrf, passkey, name: passkey.name, error: null }));
   const name = field(m.form, 'passkey_name').trim();
-  const problem = name === '' ? 'This field may not be blank.' : passkeyNameProblem(name);
-  if (problem !== null) return sendPage(m.ex.reply, 422, passkeyPage(m.site, { csrf: m.csrf, passkey, name, error: problem }));
+  const problem = name === '' ? said('users.form.blank') : passkeyNameProblem(name);
+  if (problem !== null) return sendPage(m.ex.reply, 422, passkeyPage(m.site, { csrf: m.csrf, passkey, name, error: say(m.site.words, problem) }));
   const renamed = await webWrite(m, async (trx, audit) => {
     const done = await renamePasskey(trx, member.id, passkey.id, name);
     if (done) await audit({ collection: 'passkeys', recordId: passkey.id, status: 303 });

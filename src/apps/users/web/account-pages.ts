@@ -1,9 +1,12 @@
-import { PASSKEY_SCRIPTS } from './accounts.js';
+import { PASSKEY_SCRIPTS, passkeyScriptWords } from './accounts.js';
 import type { MemberTokenInfo } from '../member-tokens.js';
 import { PASSKEY_NAME_MAX, type PasskeyInfo } from '../passkeys.js';
+import { MIN_PASSWORD_LENGTH } from '../password-rules.js';
 import type { ProfileFields } from '../profile.js';
-import type { PageTimes } from '../../../web/format.js';
-import { html, type Html } from '../../../web/html.js';
+import type { TimeFormatter } from '../../../time.js';
+import type { Words } from '../../../i18n/words.js';
+import { html, type Html, type HtmlValue } from '../../../web/html.js';
+import { wordsHtml } from '../../../web/words-html.js';
 import { layout, type Site } from '../../../web/layout.js';
 import { csrfInput, described, fieldError, type FieldMessages } from '../../../web/form-parts.js';
 
@@ -62,7 +65,10 @@ export interface ProfileView {
   canAddPasskey: boolean;
   passkeyName: string;
   passkeyError: string | null;
-  times: PageTimes;
+  /** The `<time datetime>` of dates (ISO 8601 in the space's zone). */
+  zone: TimeFormatter;
+  /** The languages a member may choose, each named in itself. */
+  languages: readonly { tag: string; name: string }[];
   /** The OpenID provider the account is linked to (OIDC_NAME), or null. */
   linkedTo: string | null;
 }
@@ -70,48 +76,63 @@ export interface ProfileView {
 /** `/accounts/profile/`: the profile form, then the personal API tokens. */
 export function profilePage(site: Site, view: ProfileView): Buffer {
   const { fields, errors } = view;
+  const w = site.words;
   const main = html`<section class="account-form profile" aria-labelledby="profile-heading">
-<h1 id="profile-heading">Your profile</h1>
-<p>You are logged in as <strong>${view.username}</strong>. <a href="/members/${view.memberId}/">Your public page</a> · <a href="/accounts/password/">Change your password</a></p>
-${view.linkedTo === null ? '' : html`<p id="oidc-linked">Your account is linked to ${view.linkedTo}: you can log in with it.</p>`}
-${Object.keys(errors).length > 0 ? formError('The profile was not saved: see the messages by the fields.') : ''}
+<h1 id="profile-heading">${w.t('users.profile.title')}</h1>
+<p>${wordsHtml(w, 'users.profile.logged-in-as', { username: view.username }, { strong: (chunks) => html`<strong>${chunks}</strong>` })} <a href="/members/${view.memberId}/">${w.t('users.profile.public-page')}</a> · <a href="/accounts/password/">${w.t('users.profile.change-password')}</a></p>
+${view.linkedTo === null ? '' : html`<p id="oidc-linked">${w.t('users.profile.oidc-linked', { provider: view.linkedTo })}</p>`}
+${Object.keys(errors).length > 0 ? formError(w.t('users.profile.not-saved')) : ''}
 <form method="post" action="/accounts/profile/" class="stacked">
 ${csrfInput(view.csrf)}
-${textInput('first_name', 'First name', fields.first_name, errors, { autocomplete: 'given-name', maxLength: 150 })}
-${textInput('last_name', 'Last name', fields.last_name, errors, { autocomplete: 'family-name', maxLength: 150 })}
-${checkbox('show_name', 'Show my first and last name on my public page', fields.show_name)}
-${textInput('email', 'E-mail address', fields.email, errors, { type: 'email', autocomplete: 'email', required: true, maxLength: 254, hint: 'Never shown to anyone; used to send you a reset link.' })}
-<p><label for="description">Description</label>
-<span class="hint">Markdown, shown on your public page.</span><textarea id="description" name="description" rows="8"${described('description', errors)}>${fields.description}</textarea>
+${textInput('first_name', w.t('users.profile.first-name'), fields.first_name, errors, { autocomplete: 'given-name', maxLength: 150 })}
+${textInput('last_name', w.t('users.profile.last-name'), fields.last_name, errors, { autocomplete: 'family-name', maxLength: 150 })}
+${checkbox('show_name', w.t('users.profile.show-name'), fields.show_name)}
+${textInput('email', w.t('users.form.email'), fields.email, errors, { type: 'email', autocomplete: 'email', required: true, maxLength: 254, hint: w.t('users.profile.email-hint') })}
+${languageSelect(w, view.languages, fields.language, errors)}
+<p><label for="description">${w.t('users.profile.description')}</label>
+<span class="hint">${w.t('users.profile.description-hint')}</span><textarea id="description" name="description" rows="8"${described('description', errors)}>${fields.description}</textarea>
 ${fieldError('description', errors)}</p>
-${checkbox('newsletter', 'Receive the newsletter', fields.newsletter)}
-<p class="buttons"><button type="submit" name="action" value="save">Save</button> <button type="submit" name="action" value="preview" class="secondary">Preview</button></p>
+${checkbox('newsletter', w.t('users.profile.newsletter'), fields.newsletter)}
+<p class="buttons"><button type="submit" name="action" value="save">${w.t('users.form.save')}</button> <button type="submit" name="action" value="preview" class="secondary">${w.t('users.profile.preview')}</button></p>
 </form>
-${view.preview === null ? '' : html`<section class="preview" aria-labelledby="preview-heading"><h2 id="preview-heading">Preview of the description</h2><div class="markdown">${view.preview}</div></section>`}
+${view.preview === null ? '' : html`<section class="preview" aria-labelledby="preview-heading"><h2 id="preview-heading">${w.t('users.profile.preview-heading')}</h2><div class="markdown">${view.preview}</div></section>`}
 </section>
-${view.passkeys === null ? '' : passkeysSection(view, view.passkeys)}
-${tokensSection(view)}`;
-  return layout(site, { title: 'Your profile', main, scripts: view.passkeys === null ? [] : PASSKEY_SCRIPTS });
+${view.passkeys === null ? '' : passkeysSection(w, view, view.passkeys)}
+${tokensSection(w, view)}`;
+  return layout(site, { title: w.t('users.profile.title'), main, scripts: view.passkeys === null ? [] : PASSKEY_SCRIPTS });
 }
 
-function tokensSection(view: ProfileView): Html {
+/** The language of the member's pages and mails: one of those offered, or none ('': the browser's). */
+function languageSelect(w: Words, languages: ProfileView['languages'], chosen: string, errors: FieldMessages): Html {
+  const option = (value: string, label: string) => html`<option value="${value}"${value === chosen ? html` selected` : ''}>${label}</option>`;
+  return html`<p><label for="language">${w.t('users.profile.language')}</label>
+<span class="hint" id="language-hint">${w.t('users.profile.language-hint')}</span><select id="language" name="language"${described('language', errors)}>
+${option('', w.t('users.profile.language-browser'))}
+${languages.map((language) => option(language.tag, language.name))}
+</select>
+${fieldError('language', errors)}</p>`;
+}
+
+function tokensSection(w: Words, view: ProfileView): Html {
   const rows = view.tokens.map(
-    (token) => html`<tr><td>${token.name}</td><td>${when(view.times, token.createdUs)}</td><td>${token.lastUsedUs === null ? 'never' : when(view.times, token.lastUsedUs)}</td>
-<td><form method="post" action="/accounts/profile/tokens/${token.id}/revoke/" class="inline">${csrfInput(view.csrf)}<button type="submit" class="secondary">Revoke</button></form></td></tr>`,
+    (
+      token,
+    ) => html`<tr><td>${token.name}</td><td>${when(w, view.zone, token.createdUs)}</td><td>${token.lastUsedUs === null ? w.t('users.when.never') : when(w, view.zone, token.lastUsedUs)}</td>
+<td><form method="post" action="/accounts/profile/tokens/${token.id}/revoke/" class="inline">${csrfInput(view.csrf)}<button type="submit" class="secondary">${w.t('users.tokens.revoke')}</button></form></td></tr>`,
   );
   const errors: FieldMessages = view.tokenError === null ? NO_ERRORS : { token_name: [view.tokenError] };
   return html`<section class="account-form tokens" aria-labelledby="tokens-heading">
-<h2 id="tokens-heading">Personal API tokens</h2>
-<p>A token lets a program use the API as you, with your rights: send it as <code>Authorization: Token …</code>. Its secret is shown once, when it is made.</p>
+<h2 id="tokens-heading">${w.t('users.tokens.heading')}</h2>
+<p>${wordsHtml(w, 'users.tokens.intro', { header: 'Authorization: Token …' }, { code: (chunks) => html`<code>${chunks}</code>` })}</p>
 ${
   rows.length === 0
-    ? html`<p>You have no token.</p>`
-    : html`<table><thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Revoke</span></th></tr></thead><tbody>${rows}</tbody></table>`
+    ? html`<p>${w.t('users.tokens.none')}</p>`
+    : html`<table><thead><tr><th scope="col">${w.t('users.tokens.name')}</th><th scope="col">${w.t('users.tokens.created')}</th><th scope="col">${w.t('users.tokens.last-used')}</th><th scope="col"><span class="visually-hidden">${w.t('users.tokens.revoke')}</span></th></tr></thead><tbody>${rows}</tbody></table>`
 }
 <form method="post" action="/accounts/profile/tokens/" class="stacked">
 ${csrfInput(view.csrf)}
-${textInput('token_name', 'Name of a new token', view.tokenName, errors, { required: true, maxLength: 100, hint: 'What the token is for, e.g. the program that uses it.' })}
-<p><button type="submit">Create a token</button></p>
+${textInput('token_name', w.t('users.tokens.new-name'), view.tokenName, errors, { required: true, maxLength: 100, hint: w.t('users.tokens.new-name-hint') })}
+<p><button type="submit">${w.t('users.tokens.create')}</button></p>
 </form>
 </section>`;
 }
@@ -121,35 +142,39 @@ ${textInput('token_name', 'Name of a new token', view.tokenName, errors, { requi
  * authenticator has answered (the answer in `credential`); without the script, or in a browser
  * without passkeys, its button stays hidden and the note says why.
  */
-function passkeysSection(view: ProfileView, passkeys: readonly PasskeyInfo[]): Html {
+function passkeysSection(w: Words, view: ProfileView, passkeys: readonly PasskeyInfo[]): Html {
   const rows = passkeys.map(
     (
       passkey,
-    ) => html`<tr><td>${passkey.name}</td><td>${when(view.times, passkey.createdUs)}</td><td>${passkey.lastUsedUs === null ? 'never' : when(view.times, passkey.lastUsedUs)}</td>
-<td class="actions"><a href="${passkeyPath(passkey.id)}">Rename<span class="visually-hidden"> ${passkey.name}</span></a>
-<form method="post" action="${passkeyRemovePath(passkey.id)}" class="inline">${csrfInput(view.csrf)}<button type="submit" class="secondary">Remove<span class="visually-hidden"> ${passkey.name}</span></button></form></td></tr>`,
+    ) => html`<tr><td>${passkey.name}</td><td>${when(w, view.zone, passkey.createdUs)}</td><td>${passkey.lastUsedUs === null ? w.t('users.when.never') : when(w, view.zone, passkey.lastUsedUs)}</td>
+<td class="actions"><a href="${passkeyPath(passkey.id)}">${w.t('users.passkeys.rename')}<span class="visually-hidden"> ${passkey.name}</span></a>
+<form method="post" action="${passkeyRemovePath(passkey.id)}" class="inline">${csrfInput(view.csrf)}<button type="submit" class="secondary">${w.t('users.passkeys.remove')}<span class="visually-hidden"> ${passkey.name}</span></button></form></td></tr>`,
   );
   const errors: FieldMessages = view.passkeyError === null ? NO_ERRORS : { passkey_name: [view.passkeyError] };
   return html`<section class="account-form passkeys" aria-labelledby="passkeys-heading">
-<h2 id="passkeys-heading">Passkeys</h2>
-<p>A passkey logs you in with this device’s screen lock or a security key, without a password. Add one on each device you use.</p>
+<h2 id="passkeys-heading">${w.t('users.passkeys.heading')}</h2>
+<p>${w.t('users.passkeys.intro')}</p>
 ${
   rows.length === 0
-    ? html`<p id="passkeys-none">You have no passkey.</p>`
-    : html`<table id="passkeys"><thead><tr><th scope="col">Name</th><th scope="col">Added</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Rename or remove</span></th></tr></thead><tbody>${rows}</tbody></table>`
+    ? html`<p id="passkeys-none">${w.t('users.passkeys.none')}</p>`
+    : html`<table id="passkeys"><thead><tr><th scope="col">${w.t('users.passkeys.name')}</th><th scope="col">${w.t('users.passkeys.added')}</th><th scope="col">${w.t('users.tokens.last-used')}</th><th scope="col"><span class="visually-hidden">${w.t('users.passkeys.rename-or-remove')}</span></th></tr></thead><tbody>${rows}</tbody></table>`
 }
-${view.canAddPasskey ? addPasskeyForm(view, errors) : html`<p id="passkey-log-in-again">To add a passkey, <a href="/accounts/login/?next=/accounts/profile/">log in again</a> first: adding one asks for a recent login.</p>`}
+${
+  view.canAddPasskey
+    ? addPasskeyForm(w, view, errors)
+    : html`<p id="passkey-log-in-again">${wordsHtml(w, 'users.passkeys.log-in-again', {}, { link: (chunks) => html`<a href="/accounts/login/?next=/accounts/profile/">${chunks}</a>` })}</p>`
+}
 </section>`;
 }
 
-function addPasskeyForm(view: ProfileView, errors: FieldMessages): Html {
-  return html`<form method="post" action="${PASSKEYS_PATH}" class="stacked" data-passkey="register" data-options="${PASSKEY_OPTIONS_PATH}">
+function addPasskeyForm(w: Words, view: ProfileView, errors: FieldMessages): Html {
+  return html`<form method="post" action="${PASSKEYS_PATH}" class="stacked" data-passkey="register" data-options="${PASSKEY_OPTIONS_PATH}"${passkeyScriptWords(w)}>
 ${csrfInput(view.csrf)}
 <input type="hidden" name="credential" value="">
-${textInput('passkey_name', 'Name of a new passkey', view.passkeyName, errors, { maxLength: PASSKEY_NAME_MAX, hint: 'Where it is, e.g. “Phone” or “Red security key”.' })}
-<p class="passkey-unsupported">Adding a passkey needs JavaScript and a browser that supports passkeys.</p>
+${textInput('passkey_name', w.t('users.passkeys.new-name'), view.passkeyName, errors, { maxLength: PASSKEY_NAME_MAX, hint: w.t('users.passkeys.new-name-hint') })}
+<p class="passkey-unsupported">${w.t('users.passkeys.unsupported')}</p>
 <p class="passkey-status" role="status"></p>
-<p><button type="submit" id="passkey-add" hidden disabled>Add a passkey</button></p>
+<p><button type="submit" id="passkey-add" hidden disabled>${w.t('users.passkeys.add')}</button></p>
 </form>`;
 }
 
@@ -163,34 +188,37 @@ export interface PasskeyView {
 
 /** `/accounts/profile/passkeys/<id>/`: renaming a passkey. */
 export function passkeyPage(site: Site, view: PasskeyView): Buffer {
+  const w = site.words;
   const errors: FieldMessages = view.error === null ? NO_ERRORS : { passkey_name: [view.error] };
   const main = html`<section class="account-form" aria-labelledby="passkey-heading">
-<h1 id="passkey-heading">Rename a passkey</h1>
-${view.error === null ? '' : formError('The name was not saved: see the message by the field.')}
+<h1 id="passkey-heading">${w.t('users.passkeys.rename-title')}</h1>
+${view.error === null ? '' : formError(w.t('users.passkeys.not-saved'))}
 <form method="post" action="${passkeyPath(view.passkey.id)}" class="stacked">
 ${csrfInput(view.csrf)}
-${textInput('passkey_name', 'Name', view.name, errors, { required: true, maxLength: PASSKEY_NAME_MAX })}
-<p><button type="submit">Save</button></p>
+${textInput('passkey_name', w.t('users.passkeys.name'), view.name, errors, { required: true, maxLength: PASSKEY_NAME_MAX })}
+<p><button type="submit">${w.t('users.form.save')}</button></p>
 </form>
-<p><a href="/accounts/profile/">Back to your profile</a></p>
+<p><a href="/accounts/profile/">${w.t('users.profile.back')}</a></p>
 </section>`;
-  return layout(site, { title: 'Rename a passkey', main });
+  return layout(site, { title: w.t('users.passkeys.rename-title'), main });
 }
 
-function when(times: PageTimes, us: number): Html {
-  return html`<time datetime="${times.isoDate(us)}">${times.date(us)}</time>`;
+/** A date and time as the page's language writes it, with the API's ISO form for machines. */
+function when(w: Words, zone: TimeFormatter, us: number): Html {
+  return html`<time datetime="${zone.format(us)}">${w.dateTime(us)}</time>`;
 }
 
 /** The answer to a token's creation: its secret, this once. */
 export function tokenCreatedPage(site: Site, { name, secret }: { name: string; secret: string }): Buffer {
+  const w = site.words;
   const main = html`<section class="account-form" aria-labelledby="token-heading">
-<h1 id="token-heading">Token created</h1>
-<p>Your token <strong>${name}</strong> is made. Copy its secret now: it is not shown again.</p>
-<p><label for="token-secret">Secret</label> <input id="token-secret" readonly value="${secret}" size="50"></p>
-<p>Use it as <code>Authorization: Token ${secret}</code>.</p>
-<p><a href="/accounts/profile/">Back to your profile</a></p>
+<h1 id="token-heading">${w.t('users.tokens.created-title')}</h1>
+<p>${wordsHtml(w, 'users.tokens.created-intro', { name }, { strong: (chunks) => html`<strong>${chunks}</strong>` })}</p>
+<p><label for="token-secret">${w.t('users.tokens.secret')}</label> <input id="token-secret" readonly value="${secret}" size="50"></p>
+<p>${wordsHtml(w, 'users.tokens.use-as', { header: `Authorization: Token ${secret}` }, { code: (chunks) => html`<code>${chunks}</code>` })}</p>
+<p><a href="/accounts/profile/">${w.t('users.profile.back')}</a></p>
 </section>`;
-  return layout(site, { title: 'Token created', main });
+  return layout(site, { title: w.t('users.tokens.created-title'), main });
 }
 
 export interface PasswordView {
@@ -201,27 +229,28 @@ export interface PasswordView {
 /** `/accounts/password/`: the old password, the new one twice (Django's field names). */
 export function passwordPage(site: Site, view: PasswordView): Buffer {
   const { errors } = view;
+  const w = site.words;
   const main = html`<section class="account-form" aria-labelledby="password-heading">
-<h1 id="password-heading">Change your password</h1>
-${passwordRules()}
+<h1 id="password-heading">${w.t('users.password.change-title')}</h1>
+${passwordRules(w)}
 <form method="post" action="/accounts/password/" class="stacked">
 ${csrfInput(view.csrf)}
-${textInput('old_password', 'Current password', '', errors, { type: 'password', autocomplete: 'current-password', required: true })}
-${newPasswordInputs(errors)}
-<p><button type="submit">Change the password</button></p>
+${textInput('old_password', w.t('users.password.current'), '', errors, { type: 'password', autocomplete: 'current-password', required: true })}
+${newPasswordInputs(w, errors)}
+<p><button type="submit">${w.t('users.password.change-button')}</button></p>
 </form>
-<p>Changing it logs you out everywhere else.</p>
+<p>${w.t('users.password.change-logs-out')}</p>
 </section>`;
-  return layout(site, { title: 'Change your password', main });
+  return layout(site, { title: w.t('users.password.change-title'), main });
 }
 
-function passwordRules(): Html {
-  return html`<p class="hint">At least 8 characters, not only digits, not your username or e-mail address, and not a common password.</p>`;
+function passwordRules(w: Words): Html {
+  return html`<p class="hint">${w.t('users.password.rules', { min: MIN_PASSWORD_LENGTH })}</p>`;
 }
 
-function newPasswordInputs(errors: FieldMessages): Html {
-  return html`${textInput('new_password1', 'New password', '', errors, { type: 'password', autocomplete: 'new-password', required: true })}
-${textInput('new_password2', 'New password again', '', errors, { type: 'password', autocomplete: 'new-password', required: true })}`;
+function newPasswordInputs(w: Words, errors: FieldMessages): Html {
+  return html`${textInput('new_password1', w.t('users.password.new'), '', errors, { type: 'password', autocomplete: 'new-password', required: true })}
+${textInput('new_password2', w.t('users.password.new-again'), '', errors, { type: 'password', autocomplete: 'new-password', required: true })}`;
 }
 
 export interface SetPasswordView {
@@ -237,23 +266,28 @@ export interface SetPasswordView {
 /** `/accounts/set-password/<token>/`: a new password from an invitation or reset, or the first superuser. */
 export function setPasswordPage(site: Site, view: SetPasswordView): Buffer {
   const { errors } = view;
+  const w = site.words;
   const first = view.purpose === 'first-superuser';
-  const title = first ? 'Create the first superuser' : view.purpose === 'invitation' ? 'Welcome: choose your password' : 'Choose a new password';
+  const title = first ? w.t('users.set-password.first-title') : view.purpose === 'invitation' ? w.t('users.set-password.invitation-title') : w.t('users.set-password.reset-title');
   const main = html`<section class="account-form" aria-labelledby="set-password-heading">
 <h1 id="set-password-heading">${title}</h1>
-${first ? html`<p>This site has no superuser yet. This link makes one, once.</p>` : html`<p>For the account <strong>${view.username ?? ''}</strong>.</p>`}
+${
+  first
+    ? html`<p>${w.t('users.set-password.first-intro')}</p>`
+    : html`<p>${wordsHtml(w, 'users.set-password.for-account', { username: view.username ?? '' }, { strong: (chunks) => html`<strong>${chunks}</strong>` })}</p>`
+}
 ${errors.link ? formError(errors.link.join(' ')) : ''}
-${passwordRules()}
+${passwordRules(w)}
 <form method="post" action="/accounts/set-password/${view.token}/" class="stacked">
 ${csrfInput(view.csrf)}
 ${
   first
-    ? html`${textInput('username', 'Username', view.typed.username, errors, { autocomplete: 'username', required: true, maxLength: 150 })}
-${textInput('email', 'E-mail address', view.typed.email, errors, { type: 'email', autocomplete: 'email', required: true, maxLength: 254 })}`
+    ? html`${textInput('username', w.t('users.form.username'), view.typed.username, errors, { autocomplete: 'username', required: true, maxLength: 150 })}
+${textInput('email', w.t('users.form.email'), view.typed.email, errors, { type: 'email', autocomplete: 'email', required: true, maxLength: 254 })}`
     : ''
 }
-${newPasswordInputs(errors)}
-<p><button type="submit">${first ? 'Create the superuser' : 'Set the password'}</button></p>
+${newPasswordInputs(w, errors)}
+<p><button type="submit">${first ? w.t('users.set-password.first-button') : w.t('users.set-password.button')}</button></p>
 </form>
 </section>`;
   return layout(site, { title, main });
@@ -261,12 +295,18 @@ ${newPasswordInputs(errors)}
 
 /** A link that no longer opens anything: what happened and what to do. */
 export function voidLinkPage(site: Site, { mail }: { mail: boolean }): Buffer {
+  const w = site.words;
+  const login = { login: (chunks: HtmlValue[]) => html`<a href="/accounts/login/">${chunks}</a>` };
   const main = html`<section class="message" aria-labelledby="void-link-heading">
-<h1 id="void-link-heading">This link no longer works</h1>
-<p>A link to set a password works once, for a limited time (72 hours for an invitation, one hour for a reset), and not after the password was changed.</p>
-<p>${mail ? html`<a href="/accounts/password/reset/">Ask for a new link</a>, or ask a superuser of the site for one.` : 'Ask a superuser of the site for a new link.'} If you know your password, <a href="/accounts/login/">log in</a>.</p>
+<h1 id="void-link-heading">${w.t('users.void-link.title')}</h1>
+<p>${w.t('users.void-link.why')}</p>
+<p>${
+    mail
+      ? wordsHtml(w, 'users.void-link.ask-mail', {}, { reset: (chunks) => html`<a href="/accounts/password/reset/">${chunks}</a>`, ...login })
+      : wordsHtml(w, 'users.void-link.ask', {}, login)
+  }</p>
 </section>`;
-  return layout(site, { title: 'This link no longer works', main });
+  return layout(site, { title: w.t('users.void-link.title'), main });
 }
 
 export interface ResetView {
@@ -277,33 +317,36 @@ export interface ResetView {
 
 /** `/accounts/password/reset/` with mail: the form asking for a link. */
 export function resetPage(site: Site, view: ResetView): Buffer {
+  const w = site.words;
   const main = html`<section class="account-form" aria-labelledby="reset-heading">
-<h1 id="reset-heading">Forgot your password?</h1>
-<p>Type your username or e-mail address: we send a link to choose a new password to the address of your account.</p>
+<h1 id="reset-heading">${w.t('users.reset.title')}</h1>
+<p>${w.t('users.reset.intro')}</p>
 <form method="post" action="/accounts/password/reset/" class="stacked">
 ${csrfInput(view.csrf)}
-${textInput('login', 'Username or e-mail address', view.login, view.errors, { autocomplete: 'username', required: true, maxLength: 254 })}
-<p><button type="submit">Send me a link</button></p>
+${textInput('login', w.t('users.form.username-or-email'), view.login, view.errors, { autocomplete: 'username', required: true, maxLength: 254 })}
+<p><button type="submit">${w.t('users.reset.button')}</button></p>
 </form>
 </section>`;
-  return layout(site, { title: 'Forgot your password?', main });
+  return layout(site, { title: w.t('users.reset.title'), main });
 }
 
 /** The one answer to a reset request, whether the account exists or not. */
 export function resetSentPage(site: Site): Buffer {
+  const w = site.words;
   const main = html`<section class="message" aria-labelledby="reset-sent-heading">
-<h1 id="reset-sent-heading">Check your mail</h1>
-<p>If an account matches what you typed, a link to choose a new password is on its way to its e-mail address. It works once, within one hour.</p>
-<p>No mail within a few minutes? Check your spam folder, then try again later, or ask a superuser of the site for a link.</p>
+<h1 id="reset-sent-heading">${w.t('users.reset.sent-title')}</h1>
+<p>${w.t('users.reset.sent')}</p>
+<p>${w.t('users.reset.sent-none')}</p>
 </section>`;
-  return layout(site, { title: 'Check your mail', main });
+  return layout(site, { title: w.t('users.reset.sent-title'), main });
 }
 
 /** `/accounts/password/reset/` without mail: whom to ask. */
 export function resetWithoutMailPage(site: Site): Buffer {
+  const w = site.words;
   const main = html`<section class="message" aria-labelledby="reset-heading">
-<h1 id="reset-heading">Forgot your password?</h1>
-<p>This site does not send mail. Ask a superuser of the site for a link to choose a new password: they make one on the admin page or with <code>hackerspace-api user link USERNAME</code>.</p>
+<h1 id="reset-heading">${w.t('users.reset.title')}</h1>
+<p>${wordsHtml(w, 'users.reset.without-mail', { command: 'hackerspace-api user link USERNAME' }, { code: (chunks) => html`<code>${chunks}</code>` })}</p>
 </section>`;
-  return layout(site, { title: 'Forgot your password?', main });
+  return layout(site, { title: w.t('users.reset.title'), main });
 }

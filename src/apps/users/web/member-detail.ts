@@ -8,22 +8,23 @@ export const memberDetail: DetailBuilder = async (ctx, id, markdown) => {
   const projectsOn = ctx.site.appsOn.has('projects');
   const member = await findMemberPage(ctx.db, id, projectsOn);
   if (member === undefined) return undefined;
+  const w = ctx.words;
   const projectList = (projects: { id: number; title: string }[]) =>
-    projects.length === 0 ? html`none` : html`<ul>${projects.map((p) => html`<li><a href="/projects/${p.id}/">${p.title}</a></li>`)}</ul>`;
+    projects.length === 0 ? w.t('users.member.none') : html`<ul>${projects.map((p) => html`<li><a href="/projects/${p.id}/">${p.title}</a></li>`)}</ul>`;
   const main = html`<article class="detail">
 <h1>${member.username}</h1>
 ${member.fullName === null ? '' : html`<p class="lead">${member.fullName}</p>`}
 <dl class="facts">
-<dt>Key holder</dt><dd>${member.hasKey ? 'Yes' : 'No'}</dd>
+<dt>${w.t('users.member.key-holder')}</dt><dd>${member.hasKey ? w.t('users.member.yes') : w.t('users.member.no')}</dd>
 ${
   projectsOn
-    ? html`<dt>Maintains</dt><dd>${projectList(member.maintains)}</dd>
-<dt>Takes part in</dt><dd>${projectList(member.participates)}</dd>
+    ? html`<dt>${w.t('users.member.maintains')}</dt><dd>${projectList(member.maintains)}</dd>
+<dt>${w.t('users.member.takes-part')}</dt><dd>${projectList(member.participates)}</dd>
 `
     : ''
 }</dl>
-${markdownBlock(markdown, 'About', member.description)}
-<p class="raw"><a href="/api/users/${member.id}/">This member in the API</a></p>
+${markdownBlock(markdown, w.t('users.member.about'), member.description)}
+<p class="raw"><a href="/api/users/${member.id}/">${w.t('users.member.in-api')}</a></p>
 </article>`;
   return layout(ctx.site, { title: member.username, main });
 };
