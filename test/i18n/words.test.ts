@@ -128,10 +128,22 @@ describe('words of a language', () => {
     assert.match(pseudo.money(1.5), /^⟦€1\.50⟧$/);
   });
   it('refuses LANGUAGES or LANGUAGE_CODE naming a language no catalogue has', () => {
-    assert.throws(() => catalogue(messages, { languages: ['fr', 'xx'] }), (error) => error instanceof ConfigError && error.variable === 'LANGUAGES');
-    assert.throws(() => catalogue(messages, { languageCode: 'es' }), (error) => error instanceof ConfigError && error.variable === 'LANGUAGE_CODE');
-    assert.throws(() => loadConfig({ LANGUAGE_CODE: 'fr be!' }), (error) => error instanceof ConfigError && error.variable === 'LANGUAGE_CODE');
-    assert.throws(() => loadConfig({ LANGUAGES: 'fr,,en' }), (error) => error instanceof ConfigError && error.variable === 'LANGUAGES');
+    assert.throws(
+      () => catalogue(messages, { languages: ['fr', 'xx'] }),
+      (error) => error instanceof ConfigError && error.variable === 'LANGUAGES',
+    );
+    assert.throws(
+      () => catalogue(messages, { languageCode: 'es' }),
+      (error) => error instanceof ConfigError && error.variable === 'LANGUAGE_CODE',
+    );
+    assert.throws(
+      () => loadConfig({ LANGUAGE_CODE: 'fr be!' }),
+      (error) => error instanceof ConfigError && error.variable === 'LANGUAGE_CODE',
+    );
+    assert.throws(
+      () => loadConfig({ LANGUAGES: 'fr,,en' }),
+      (error) => error instanceof ConfigError && error.variable === 'LANGUAGES',
+    );
     assert.deepEqual(loadConfig({ LANGUAGES: 'FR, nl-BE' }).languages, ['fr', 'nl-be']);
   });
 });
@@ -146,7 +158,12 @@ describe('the catalogues’ check', () => {
       };
       write('src/web/site.ts', "t('site.used'); t('site.count'); t('tools.misplaced');");
       write('src/web/locale/en.json', { 'site.used': 'Used', 'site.unused': 'Unused', 'site.count': '{n, plural, one {# tool} other {# tools}}' });
-      write('src/web/locale/fr.json', { 'site.used': 'Utilisé', 'site.unused': 'Inutilisé', 'site.count': '{count, plural, one {# outil} other {# outils}}', 'site.extra': 'En trop' });
+      write('src/web/locale/fr.json', {
+        'site.used': 'Utilisé',
+        'site.unused': 'Inutilisé',
+        'site.count': '{count, plural, one {# outil} other {# outils}}',
+        'site.extra': 'En trop',
+      });
       write('src/web/locale/nl.json', { 'site.used': 'Gebruikt', 'site.count': '{n, plural, one {# ding} other {# dingen}}' });
       write('src/web/locale/de.json', { 'site.used': 'Benutzt {', 'site.unused': 'Unbenutzt', 'site.count': '{n, plural, one {# Ding} other {# Dinge}}' });
       write('src/apps/tools/locale/en.json', { 'tools.misplaced': 'Here', 'web.wrong': 'Wrong prefix' });
@@ -160,7 +177,11 @@ describe('the catalogues’ check', () => {
         /tools\/locale\/en\.json: the key web\.wrong does not start with tools\./,
         /tools\/locale\/fr\.json: missing/,
       ];
-      for (const pattern of expect) assert.ok(problems.some((problem) => pattern.test(problem)), `${pattern} in\n${problems.join('\n')}`);
+      for (const pattern of expect)
+        assert.ok(
+          problems.some((problem) => pattern.test(problem)),
+          `${pattern} in\n${problems.join('\n')}`,
+        );
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
