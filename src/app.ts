@@ -42,7 +42,6 @@ import { memberViewing } from './apps/users/handlers/viewer.js';
 import { MEMBER_TOKENS } from './apps/users/member-tokens.js';
 import { PRIVATE, wordsFor } from './http/viewing.js';
 import { htmlError } from './web/error-pages.js';
-import { PageTimes } from './web/format.js';
 import { Catalogue } from './i18n/catalogue.js';
 import { SITE_LOCALE } from './web/site-words.js';
 import { HTML_HEADERS, siteFor, type Site } from './web/layout.js';
@@ -204,7 +203,6 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
     fast,
     bodies: new CachedBodies(cache, config),
     times,
-    pageTimes: new PageTimes(config.timeZone, times),
     avatar: avatarUrls(config),
     site,
     catalogue,

@@ -32,7 +32,7 @@ export async function answerPage<P>(ex: Exchange<P>, page: PageSpec<P>): Promise
   reply.headers(page.headers);
   if (facts.method !== 'GET' && facts.method !== 'HEAD') throw methodNotAllowed(facts.method);
   const base = requireBase(facts.base);
-  const { database, pageTimes, times, viewing } = services;
+  const { database, times, viewing } = services;
   const viewer = facts.session === null ? null : await viewing.of(facts);
   const nav = viewing.nav(facts, viewer);
   // Only a request the cache keeps nothing for (facts.key null: it carries a session cookie) gets a page built for its member.
@@ -48,7 +48,7 @@ export async function answerPage<P>(ex: Exchange<P>, page: PageSpec<P>): Promise
     reads: page.reads,
     kind: { headers: page.headers, type: page.type, maxAgeMs: page.maxAgeMs, route: ex.route.template },
     build: async () => {
-      const context = { db: database.db, site, words, times: pageTimes, zone: times, base, nowMs: Date.now(), query: facts.target.query, viewer: pageViewer };
+      const context = { db: database.db, site, words, zone: times, base, nowMs: Date.now(), query: facts.target.query, viewer: pageViewer };
       const body = await page.build(context, ex.params);
       if (body === undefined) throw notFound();
       return body;

@@ -9,7 +9,6 @@ import type { AnnouncedWrites } from '../live/writes.js';
 import type { RequestReader } from '../request/facts.js';
 import type { PagePositions } from '../resources/record-context.js';
 import type { TimeFormatter } from '../time.js';
-import type { PageTimes } from '../web/format.js';
 import type { Site } from '../web/layout.js';
 import type { Catalogue } from '../i18n/catalogue.js';
 import type { MessageKey } from '../i18n/words.js';
@@ -27,7 +26,6 @@ export interface Services {
   readonly fast: FastReads;
   readonly bodies: CachedBodies;
   readonly times: TimeFormatter;
-  readonly pageTimes: PageTimes;
   /** An e-mail address's avatar URL, remembered (drf/links.ts avatarUrls). */
   readonly avatar: (email: string) => string;
   readonly site: Site;

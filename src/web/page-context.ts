@@ -2,7 +2,6 @@ import type { Db } from '../db/connection.js';
 import type { Words } from '../i18n/words.js';
 import type { QueryPair } from '../drf/query.js';
 import type { TimeFormatter } from '../time.js';
-import type { PageTimes } from './format.js';
 import type { Site } from './layout.js';
 
 /** The member a page is built for: never kept by a cache (handlers/pages.ts). */
@@ -19,7 +18,6 @@ export interface PageContext {
   site: Site;
   /** The page's words: its language's messages, dates and numbers (the same as `site.words`). */
   words: Words;
-  times: PageTimes;
   zone: TimeFormatter;
   base: string;
   nowMs: number;
