@@ -108,14 +108,14 @@ async function walkSite(watched: WatchedPage, starts: readonly string[], data: s
     await page.goto(url.href);
     walked.push(url.pathname + url.search);
     findings.push(...(await findingsOf(page, url.pathname + url.search, data)));
-    const shown = (await page.evaluate(READ_PAGE)) as Shown;
+    const shown = await page.evaluate<Shown>(READ_PAGE);
     for (const link of shown.links) queue.push(link);
   }
   return { walked, findings };
 }
 
 async function findingsOf(page: Page, path: string, data: string): Promise<Finding[]> {
-  const shown = (await page.evaluate(READ_PAGE)) as Shown;
+  const shown = await page.evaluate<Shown>(READ_PAGE);
   const findings: Finding[] = [];
   for (const [where, text] of [['text', shown.body], ['title', shown.title], ...shown.attributes.map((a) => ['attribute', a])] as [string, string][]) {
     const stray = strayWords(text, data);
