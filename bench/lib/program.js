@@ -38,17 +38,19 @@ export async function currentProgram(root, work, label = 'after') {
 
 /**
  * Copies a bundle into `work/bench-<label>/` (under the repository, so that node_modules is
- * found), with the `assets/` and `chunks/` folders the build writes beside it when there are: since the web
- * face (src/web/assets.ts) the bundle reads its stylesheet and script from there (on first use). One
- * folder per program, so that before and after each find their own assets. Returns the copy.
+ * found), with the `assets/`, `chunks/` and `locale/` folders the build writes beside it when there are: since the web
+ * face (src/web/assets.ts) the bundle reads its stylesheet and script from there (on first use), and
+ * since the languages (src/i18n/catalogue.ts) its catalogues at start (without them `serve` fails with
+ * ENOENT on locale/). One folder per program, so that before and after each find their own. Returns the copy.
  */
 function copyBundle(bundle, work, label) {
   const dir = path.join(work, `bench-${label}`);
   fs.mkdirSync(dir, { recursive: true });
   const cli = path.join(dir, `bench-cli-${label}.mjs`);
   fs.copyFileSync(bundle, cli);
-  // The assets, and the chunks the bundle imports on demand (dist/chunks/, since the build splits them off).
-  for (const folder of ['assets', 'chunks']) {
+  // The assets, the chunks the bundle imports on demand (dist/chunks/, since the build splits them
+  // off) and the catalogues it reads at start (dist/locale/).
+  for (const folder of ['assets', 'chunks', 'locale']) {
     const from = path.join(path.dirname(bundle), folder);
     if (fs.existsSync(from)) fs.cpSync(from, path.join(dir, folder), { recursive: true });
   }
