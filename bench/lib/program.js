@@ -49,8 +49,8 @@ function copyBundle(bundle, work, label) {
   const cli = path.join(dir, `bench-cli-${label}.mjs`);
   fs.copyFileSync(bundle, cli);
   // The assets, the chunks the bundle imports on demand (dist/chunks/, since the build splits them
-  // off) and the catalogues it reads at start (dist/locale/).
-  for (const folder of ['assets', 'chunks', 'locale']) {
+  // off) and the catalogues it reads at start (dist/locale/, dist/drf-locale/).
+  for (const folder of ['assets', 'chunks', 'locale', 'drf-locale']) {
     const from = path.join(path.dirname(bundle), folder);
     if (fs.existsSync(from)) fs.cpSync(from, path.join(dir, folder), { recursive: true });
   }

@@ -102,15 +102,13 @@ export class RequestReader {
   /** Requests of one client name the same host: the last valid base is reused without a check. */
   private lastOrigin = '';
   private lastBase = '';
-  /** Requests of one browser send the same Accept-Language: the last one's language is reused. */
-  private lastAccept: string | undefined = undefined;
-  private lastAccepted: string;
+  /** Browsers send a few Accept-Language headers over and over: each one's language, read once (at most ACCEPT_MEMORY of them). */
+  private readonly accepted = new Map<string, string>();
 
   constructor(
     private readonly config: Pick<Config, 'publicUrl' | 'trustProxy'>,
     private readonly languages: LanguageChoice = { offered: ['en'], defaultLanguage: 'en' },
   ) {
-    this.lastAccepted = languages.defaultLanguage;
     const trust = proxyTrust(config.trustProxy);
     this.trusted =
       trust &&
@@ -165,11 +163,14 @@ export class RequestReader {
       if (language !== null) return language;
     }
     if (accept === undefined || offered.length === 1) return defaultLanguage;
-    if (accept !== this.lastAccept) {
-      this.lastAccepted = acceptedLanguage(accept, offered) ?? defaultLanguage;
-      this.lastAccept = accept;
+    let language = this.accepted.get(accept);
+    if (language === undefined) {
+      language = acceptedLanguage(accept, offered) ?? defaultLanguage;
+      // A client sending a new header with every request cannot make it grow: past the bound it starts again.
+      if (this.accepted.size >= ACCEPT_MEMORY) this.accepted.clear();
+      if (accept.length <= 256) this.accepted.set(accept, language);
     }
-    return this.lastAccepted;
+    return language;
   }
 
   private baseOf(request: IncomingMessage): string | null {
@@ -190,6 +191,9 @@ export class RequestReader {
     return baseUrlOf({ protocol, host: undefined, localAddress, localPort }, this.config);
   }
 }
+
+/** How many Accept-Language headers a reader remembers the language of. */
+const ACCEPT_MEMORY = 256;
 
 /** The session cookie's name (members.md §2). */
 export const SESSION_COOKIE = 'session';
