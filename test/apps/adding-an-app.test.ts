@@ -26,9 +26,11 @@ interface Block {
   code: string;
 }
 
-/** The page's TypeScript blocks that open with a file's name, in the page's order. */
+/** The page's TypeScript blocks that open with a file's name, then its JSON blocks (the catalogues) that follow a line naming their file. */
 function blocksOf(markdown: string): Block[] {
-  return [...markdown.matchAll(/```ts\n\/\/ (src\/[^\s]+)[^\n]*\n([\s\S]*?)```/g)].map(([, file, code]) => ({ file, code }));
+  const ts = [...markdown.matchAll(/```ts\n\/\/ (src\/[^\s]+)[^\n]*\n([\s\S]*?)```/g)].map(([, file, code]) => ({ file, code }));
+  const json = [...markdown.matchAll(/^`(src\/[^`\s]+\.json)`:\n\n```json\n([\s\S]*?)```/gm)].map(([, file, code]) => ({ file, code }));
+  return [...ts, ...json];
 }
 
 /** Today's source (and what checks it) in a temporary folder, with this checkout's node_modules. */
@@ -144,6 +146,9 @@ describe('adding an app, as docs/architecture.md shows it', () => {
       assert.equal(page.status, 200);
       assert.match(page.body, /Laser cutter/);
       assert.match(page.body, /<a [^>]*href="\/tools\/"[^>]*>Tools<\/a>/, 'the navigation links to the page');
+      const french = await request(service.base, '/tools/', { headers: { 'accept-language': 'fr-BE' } });
+      assert.match(french.body, /<h1 id="tools-heading">Outils<\/h1>/, 'the page in French, from the catalogue the page shows');
+      assert.match(french.body, /Laser cutter <span>Workshop<\/span> fonctionne/);
     } finally {
       await service.stop();
     }
