@@ -2,7 +2,7 @@
 // cached dashboard `/` and a cached record page `/projects/<id>/`, asked in French and in English
 // by Accept-Language, on the read benchmark's dataset (1,000,000 openings, 2,000 members).
 //
-//   node bench/languages.js [--db sqlite|postgres] [--rounds N] [--seconds S] [--stand-in-fr] [--no-pin] [--keep-db]
+//   node bench/languages.js [--db sqlite|postgres] [--rounds N] [--seconds S] [--no-pin] [--keep-db]
 //
 // Expected duration on the 2-core development machine, dataset cached: about 1.5 minutes.
 // Building the dataset (read.js's cache, reused while current) adds ~20 s on SQLite, under a
@@ -14,11 +14,7 @@
 //   participants (the one member-pages.js measures);
 // - the languages: `Accept-Language: fr-BE,fr;q=0.9` (French) and `Accept-Language:
 //   en-US,en;q=0.9` (English), each with a browser's Accept and no Accept-Encoding, no cookie.
-//   The bundle must offer French (a fr.json among its catalogues, dist/locale/): without one the
-//   run fails, unless --stand-in-fr, which writes into this run's copy of the bundle (never into
-//   dist/ or src/) a French catalogue holding the English messages — the French path (language,
-//   cache key, `<html lang="fr">`, French dates and numbers) with English words, said so in the
-//   report;
+//   the bundle must offer French (a fr.json among its catalogues, dist/locale/), else the run fails;
 // - checks before measuring, on a check server (the same program and copy, METRICS_PORT set,
 //   stopped before the measured one starts): each page in each language answers 200, text/html,
 //   `<html lang="fr">` or `<html lang="en">`, `Vary` naming Accept-Language; the French and the
@@ -69,7 +65,6 @@ const SPEC = {
   rounds: { type: 'string', integer: [3, 99], help: 'rounds (default 3)' },
   seconds: { type: 'string', integer: [1, 600], help: 'measured seconds per page, language and round, wrk -c32 (default 3)' },
   warmup: { type: 'string', integer: [0, 60], help: 'warm-up seconds before each measurement (default 1)' },
-  'stand-in-fr': { type: 'boolean', help: "when the bundle has no French catalogue, give this run's copy one holding the English messages" },
   'keep-db': { type: 'boolean', help: 'use the cached dataset as it is, without checking it' },
   rebuild: { type: 'boolean', help: 'build the dataset again even if the cached one is current' },
   'no-pin': { type: 'boolean', help: 'let the scheduler place wrk and the server' },
@@ -88,23 +83,12 @@ const LANGUAGES = [
 const headersOf = (language) => ({ accept: BROWSER_ACCEPT, 'accept-language': language.acceptLanguage });
 const htmlLang = (body) => /<html lang="([^"]*)"/.exec(body.toString())?.[1] ?? null;
 
-/**
- * The catalogues beside the run's copy of the bundle. Without a French one: fail, or with
- * --stand-in-fr write one holding the English messages. Returns a sentence for the report.
- */
-function frenchCatalogue(program, standIn) {
+/** The catalogues beside the run's copy of the bundle: French must be among them. Returns a sentence for the report. */
+function frenchCatalogue(program) {
   const folder = path.join(path.dirname(program.cli), 'locale');
   const files = fs.existsSync(folder) ? fs.readdirSync(folder).filter((f) => f.endsWith('.json')) : [];
-  if (!files.includes('en.json')) fail(`the bundle's copy has no catalogues beside it (${folder}): run \`npm run build\``);
-  const languages = files.map((f) => f.slice(0, -'.json'.length)).join(', ');
-  if (files.includes('fr.json')) return `the bundle's own catalogues (${languages})`;
-  if (!standIn)
-    fail(
-      `the bundle offers no French: its catalogues are ${languages} (dist/locale/), so a French Accept-Language gets English pages; ` +
-        "add src/web/locale/fr.json (and the apps') and build, or measure the French path with English words: --stand-in-fr",
-    );
-  fs.copyFileSync(path.join(folder, 'en.json'), path.join(folder, 'fr.json'));
-  return `**a stand-in French catalogue (--stand-in-fr): the bundle has only ${languages}; this run's copy got a fr.json holding the English messages, so the French pages take the French path (language, cache key, \`<html lang="fr">\`, French dates and numbers) with English words; real French pages are not measured**`;
+  if (!files.includes('fr.json')) fail(`the bundle's copy has no French catalogue beside it (${folder}): run \`npm run build\``);
+  return `the bundle's own catalogues (${files.map((f) => f.slice(0, -'.json'.length)).join(', ')})`;
 }
 
 /** A process's CPU time (user + system) in seconds, from /proc/<pid>/stat. */
@@ -178,7 +162,7 @@ async function main() {
   const env = serverEnvFactory(ROOT);
   const [program] = await programsOf(ROOT, work, undefined);
   log(`program: ${program.description}`);
-  const catalogues = frenchCatalogue(program, o['stand-in-fr']);
+  const catalogues = frenchCatalogue(program);
   const dataset = await readDataset({ out: OUT, engine, sizes, mode: o['keep-db'] ? 'keep' : o.rebuild ? 'rebuild' : 'auto', program, env, work });
   const placement = cpuPlacement({ pin: !o['no-pin'], workers: 0 });
   const copy = await scratchCopy(dataset.db, isPg(dataset.db) ? `${dataset.db}_languages_${process.pid}` : path.join(work, 'languages.sqlite'));
