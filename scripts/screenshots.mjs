@@ -160,6 +160,16 @@ function createMember(env) {
   return link[0];
 }
 
+/** The project's edit form sent with a blank title and short description (Enter), answered 422 with its messages. */
+async function refuseEdit(page, base, project) {
+  await page.goto(`${base}${project}edit/`);
+  await page.fill('input[name="title"]', ' ');
+  await page.fill('[name="short_description"]', ' ');
+  const [refused] = await Promise.all([page.waitForResponse((res) => res.request().method() === 'POST'), page.press('input[name="title"]', 'Enter')]);
+  if (refused.status() !== 422) throw new Error(`the refused edit answered ${refused.status()}, not 422`);
+  await page.waitForLoadState('load');
+}
+
 /**
  * Sets the member's password through the link, shoots the login page, logs in with the keyboard,
  * adds a passkey, shoots the profile and a project's edit form refused. On localhost: browsers
@@ -201,12 +211,7 @@ async function shootMember(browser, base, linkPath, project) {
     await page.evaluate('document.fonts.ready.then(() => true)');
     await page.screenshot({ path: path.join(OUT, 'profile.png'), fullPage: true });
     console.log('wrote docs/screenshots/profile.png');
-    await page.goto(`${base}${project}edit/`);
-    await page.fill('input[name="title"]', ' ');
-    await page.fill('[name="short_description"]', ' ');
-    const [refused] = await Promise.all([page.waitForResponse((res) => res.request().method() === 'POST'), page.press('input[name="title"]', 'Enter')]);
-    if (refused.status() !== 422) throw new Error(`the refused edit answered ${refused.status()}, not 422`);
-    await page.waitForLoadState('load');
+    await refuseEdit(page, base, project);
     await page.evaluate('document.fonts.ready.then(() => true)');
     await page.screenshot({ path: path.join(OUT, 'project-edit.png'), fullPage: true });
     console.log('wrote docs/screenshots/project-edit.png');
@@ -246,12 +251,7 @@ async function shootLanguage(browser, base, project, language, locale) {
     await page.fill('input[name="username"]', 'ada');
     await page.fill('input[name="password"]', password);
     await Promise.all([page.waitForURL((url) => !url.pathname.startsWith('/accounts/login/')), page.keyboard.press('Enter')]);
-    await page.goto(`${base}${project}edit/`);
-    await page.fill('input[name="title"]', ' ');
-    await page.fill('[name="short_description"]', ' ');
-    const [refused] = await Promise.all([page.waitForResponse((res) => res.request().method() === 'POST'), page.press('input[name="title"]', 'Enter')]);
-    if (refused.status() !== 422) throw new Error(`the refused edit answered ${refused.status()}, not 422`);
-    await page.waitForLoadState('load');
+    await refuseEdit(page, base, project);
     await shot(page, 'project-edit.png');
   } finally {
     await context.close();

@@ -46,6 +46,7 @@ export class Words {
   #longDateTime: Intl.DateTimeFormat | undefined;
   #relative: Intl.RelativeTimeFormat | undefined;
   #number: Intl.NumberFormat | undefined;
+  readonly #money = new Map<string, Intl.NumberFormat>();
 
   constructor(private readonly speech: Speech) {}
 
@@ -113,7 +114,12 @@ export class Words {
 
   /** `1,50 €` in French, `€1.50` in English. */
   money(amount: number, currency = 'EUR'): string {
-    return this.wrapped(new Intl.NumberFormat(this.locale, { style: 'currency', currency }).format(amount));
+    let format = this.#money.get(currency);
+    if (format === undefined) {
+      format = new Intl.NumberFormat(this.locale, { style: 'currency', currency });
+      this.#money.set(currency, format);
+    }
+    return this.wrapped(format.format(amount));
   }
 
   private wrapped(text: string): string {
