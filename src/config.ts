@@ -60,6 +60,8 @@ export interface Config {
   readonly metrics: MetricsSettings | null;
   /** Members' accounts, logins and mail (members.md). */
   readonly members: MemberSettings;
+  /** The slate's money rules (ledger.md §1, §3). */
+  readonly ledger: LedgerSettings;
 }
 
 export interface MemberSettings {
@@ -147,6 +149,17 @@ export interface MqttSettings {
   readonly doorTopic: string | null;
   /** Publish Home Assistant's MQTT discovery config. */
   readonly homeAssistant: boolean;
+}
+
+export interface LedgerSettings {
+  /** LEDGER_MAX_AMOUNT: the largest amount one form may move, in cents (500.00 by default). */
+  readonly maxAmountCents: number;
+  /** LEDGER_DEBT_LIMIT: how far below zero a balance may go, in cents (a negative number), or null for no limit (the original's). */
+  readonly debtLimitCents: number | null;
+  /** LEDGER_UNDO_MINUTES: how long a member may undo their own entry. */
+  readonly undoMinutes: number;
+  /** RECEIPT_MAX_MB: the largest receipt a treasurer may upload. */
+  readonly receiptMaxBytes: number;
 }
 
 export interface MetricsSettings {
@@ -457,7 +470,34 @@ export function loadConfig(env: Env = process.env): Config {
     requests: readRequestTimeouts(env),
     metrics: readMetrics(env),
     members: readMembers(env),
+    ledger: readLedger(env),
     apps: readApps(env.APPS),
+  });
+}
+
+/** An amount of money as the original writes it (`500`, `12.50`, `-20`), in cents; `negative` allows a sign. */
+function readCents(env: Env, name: string, negative: boolean): number | null {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return null;
+  const m = /^\s*(-?)(\d{1,7})(?:[.,](\d{1,2}))?\s*$/.exec(raw);
+  if (m === null || (m[1] === '-' && !negative)) {
+    throw new ConfigError(name, `expected an amount with at most two decimals${negative ? ' (like -20.00)' : ' (like 500.00)'}, got ${JSON.stringify(raw)}`);
+  }
+  const cents = Number(m[2]) * 100 + Number((m[3] ?? '').padEnd(2, '0'));
+  return m[1] === '-' ? -cents : cents;
+}
+
+function readLedger(env: Env): LedgerSettings {
+  const maxAmountCents = readCents(env, 'LEDGER_MAX_AMOUNT', false) ?? 50_000;
+  if (maxAmountCents < 1) throw new ConfigError('LEDGER_MAX_AMOUNT', 'must be more than 0');
+  const debtLimitCents = readCents(env, 'LEDGER_DEBT_LIMIT', true);
+  if (debtLimitCents !== null && debtLimitCents > 0)
+    throw new ConfigError('LEDGER_DEBT_LIMIT', `is how far below zero a balance may go: 0 or less (like -20.00), got ${JSON.stringify(env.LEDGER_DEBT_LIMIT)}`);
+  return Object.freeze({
+    maxAmountCents,
+    debtLimitCents,
+    undoMinutes: readInteger(env, 'LEDGER_UNDO_MINUTES', 5, 0, 10_080),
+    receiptMaxBytes: readInteger(env, 'RECEIPT_MAX_MB', 10, 1, 100) * 1024 * 1024,
   });
 }
 

@@ -1,6 +1,7 @@
 import { eventsApp } from './apps/events/app.js';
 import { projectsApp } from './apps/projects/app.js';
 import { spaceApp } from './apps/space/app.js';
+import { stockApp } from './apps/stock/app.js';
 import { usersApp } from './apps/users/app.js';
 import type { Kysely } from 'kysely';
 import { migrateToLatest, migrationsInOrder } from './db/migrations.js';
@@ -20,7 +21,7 @@ import { installedModels } from './interchange/models.js';
  * route table, the API root, the OpenAPI document and the navigation are derived from this list,
  * narrowed by APPS to the apps that are on. Adding an app is one folder and one line here.
  */
-export const INSTALLED_APPS: readonly AppDeclaration[] = checkedInstalled([usersApp, spaceApp, projectsApp, eventsApp]);
+export const INSTALLED_APPS: readonly AppDeclaration[] = checkedInstalled([usersApp, spaceApp, projectsApp, eventsApp, stockApp]);
 
 /** The collections of every installed app, in the API root's order (what the API serves with every app on). */
 export const INSTALLED_COLLECTIONS = collectionsOf(INSTALLED_APPS);

@@ -8,13 +8,14 @@ import { columns, type Command, UsageError } from '../command.js';
 export const tokenCommand: Command = {
   name: 'token',
   summary: 'Create, list and revoke API tokens',
-  usage: `hackerspace-api token create --name NAME --scope door|admin
+  usage: `hackerspace-api token create --name NAME --scope door|admin|kiosk
 hackerspace-api token list
 hackerspace-api token revoke NAME|ID
 
 create   prints the new token's secret, alone on standard output (everything else goes to
          standard error), so that a script can capture it: it is shown this once and only a
-         hash of it is stored. Scopes: door (may only record openings), admin (may write everything).
+         hash of it is stored. Scopes: door (may only record openings), admin (may write everything),
+         kiosk (opens the slate's kiosk by the fridge: records purchases and their undo, nothing else).
 list     names, scopes, creation, last-use and revocation times; never secrets.
 revoke   by name or id; the token stops working at once.`,
   options: { name: { type: 'string' }, scope: { type: 'string' } },

@@ -24,3 +24,25 @@ export async function addTableVersion(db: Kysely<any>, table: string): Promise<v
         changed_us = cast(unixepoch('subsec') * 1000000 as integer) where name = ${sql.lit(table)}; end`.execute(db);
   }
 }
+
+/**
+ * Counts the rows of a table an app's migration creates in collection_counts, as migration 0001
+ * did for the tables of then: SQLite's triggers per row, PostgreSQL's per statement through 0001's
+ * count_inserted() and count_deleted(). History like addTableVersion.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a migration runs on the database as it was then.
+export async function addTableCount(db: Kysely<any>, table: string): Promise<void> {
+  await sql`insert into collection_counts (collection, n) select ${table}, count(*) from ${sql.table(table)}`.execute(db);
+  if (engineOf(db) === 'postgres') {
+    await sql`create trigger ${sql.id(`${table}_count_insert`)} after insert on ${sql.table(table)}
+      referencing new table as inserted for each statement execute function count_inserted()`.execute(db);
+    await sql`create trigger ${sql.id(`${table}_count_delete`)} after delete on ${sql.table(table)}
+      referencing old table as deleted for each statement execute function count_deleted()`.execute(db);
+    return;
+  }
+  const name = sql.lit(table);
+  await sql`create trigger ${sql.id(`${table}_count_insert`)} after insert on ${sql.table(table)}
+    begin update collection_counts set n = n + 1 where collection = ${name}; end`.execute(db);
+  await sql`create trigger ${sql.id(`${table}_count_delete`)} after delete on ${sql.table(table)}
+    begin update collection_counts set n = n - 1 where collection = ${name}; end`.execute(db);
+}

@@ -51,7 +51,17 @@ export interface Collection<Path extends CollectionPath = CollectionPath, Table 
   remove(db: Db, id: number): Promise<boolean>;
   /** What members may write in it, by its app's rules; no member writes it without. */
   readonly memberWrites?: MemberWrites;
+  /** Read only, as the original's whole API was (its ReadOnlyPermission): GET, HEAD and OPTIONS, any other method 405. */
+  readonly readOnly?: true;
 }
+
+/** A read-only collection's writes, which its routes never reach (they allow no write method). */
+export const NO_WRITES = {
+  readOnly: true,
+  create: null,
+  update: () => Promise.reject(new Error('a read-only collection is not updated')),
+  remove: () => Promise.reject(new Error('a read-only collection is not deleted')),
+} as const;
 
 /** A POST on a collection that declares its own (`post`), as handlers/write.ts hands it over. */
 export interface CollectionPost {

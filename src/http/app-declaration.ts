@@ -36,6 +36,8 @@ export interface AppDeclaration {
   readonly collections: readonly Collection[];
   /** Its routes outside the API's collections, in the order the router tries them. */
   readonly routes: readonly Route[];
+  /** Its routes that catch what no app's route matched (the original's `/accounts/<username>`), tried after every app's routes. */
+  readonly lastRoutes?: readonly Route[];
   /** Its links in the site's navigation. */
   readonly nav: readonly NavLink[];
   /** Its subcommands of `hackerspace-api` (`user`), whether it is on or off. */

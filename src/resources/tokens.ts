@@ -1,7 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/connection.js';
 
-export const TOKEN_SCOPES = ['door', 'admin'] as const;
+/** `door` records openings, `admin` writes everything, `kiosk` records purchases and their undo at the kiosk (ledger.md §4). */
+export const TOKEN_SCOPES = ['door', 'admin', 'kiosk'] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
 /** A token as operators see it: never its secret. */

@@ -60,6 +60,7 @@ class ApiPath {
     const known = view === null ? KINDS[kind as keyof typeof KINDS] : viewKind(view);
     ({ pattern: this.pattern, template: this.template } = known.path(collection?.path ?? ''));
     ({ methods: this.methods, vary: this.vary } = known);
+    if (collection?.readOnly === true) this.methods = READ;
   }
 
   params(decoded: string | null): RouteMatch | null {

@@ -23,7 +23,7 @@ async function postOpening({ writes, fields, scope, audit, nowUs, ctx }: Collect
 /** `/api/space/openings/`, last in the API root. */
 export const OPENINGS = collection(SPACE_TABLES, {
   viewName: 'Openings',
-  rootOrder: 5,
+  rootOrder: 8,
   table: 'openings',
   reads: ['openings'],
   record: openings.OpeningRecord,

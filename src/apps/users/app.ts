@@ -42,7 +42,9 @@ export const usersApp: AppDeclaration = {
   keptModels: AUTH_MODELS,
   collections: [USERS],
   // The original's `/accounts/<username>` last: any page of ours under `/accounts/` wins.
-  routes: [...NAMED_ROUTES, originalMemberAddress(ACCOUNT_PAGE_NAMES)],
+  routes: NAMED_ROUTES,
+  // After every app's routes: `/accounts/balance` is the slate's (the stock app), not a member's.
+  lastRoutes: [originalMemberAddress(ACCOUNT_PAGE_NAMES)],
   panels: USERS_PANELS,
   nav: [],
   commands: [userCommand],

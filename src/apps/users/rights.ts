@@ -12,6 +12,14 @@ export const RIGHTS = [
   'events.add_meeting',
   'events.change_meeting',
   'events.delete_meeting',
+  'users.change_balance',
+  'stock.add_category',
+  'stock.change_category',
+  'stock.delete_category',
+  'stock.add_product',
+  'stock.change_product',
+  'stock.delete_product',
+  'stock.view_paymenttransaction',
 ] as const;
 export type Right = (typeof RIGHTS)[number];
 
@@ -47,8 +55,16 @@ export interface PermissionRow {
   name: string;
 }
 
+/** The rights that are no model's default ones (the original's `Meta.permissions`), or whose model's verbose name is several words. */
+const PERMISSION_ROWS: Partial<Record<Right, PermissionRow>> = {
+  'users.change_balance': { appLabel: 'users', model: 'user', codename: 'change_balance', name: 'Peut modifier son ardoise' },
+  'stock.view_paymenttransaction': { appLabel: 'stock', model: 'paymenttransaction', codename: 'view_paymenttransaction', name: 'Can view payment transaction' },
+};
+
 /** `projects.add_project` → app `projects`, model `project`, codename `add_project`, name `Can add project`. */
 export function permissionRowOf(right: Right): PermissionRow {
+  const known = PERMISSION_ROWS[right];
+  if (known !== undefined) return known;
   const [appLabel, codename] = right.split('.') as [string, string];
   const [verb, model] = codename.split('_') as [string, string];
   return { appLabel, model, codename, name: `Can ${verb} ${model}` };

@@ -124,36 +124,52 @@ export async function updateUser(db: Db, id: number, input: Partial<UserInput>, 
   return true;
 }
 
-/** How the 409 names a user's hold on a record that keeps them: one wording per refusing foreign key to users (the apps' tables.ts), in the tables' order. */
-const HOLDS: Readonly<Record<ReferenceTo<'users', 'restrict' | 'no action'>, { verb: string; noun: string; role: string }>> = {
+/**
+ * How the 409 names a user's hold on a record that keeps them: one wording per refusing foreign key
+ * to users (the apps' tables.ts), in the tables' order; `role` where another member can take it
+ * over, none where the record is history that must keep its member (the ledger).
+ */
+const HOLDS: Readonly<Record<ReferenceTo<'users', 'restrict' | 'no action'>, { verb: string; noun: string; role?: string }>> = {
   'projects.maintainer_id': { verb: 'maintains', noun: 'project', role: 'maintainer' },
   'events.organizer_id': { verb: 'organizes', noun: 'event', role: 'organizer' },
+  'stock_restocks.recorded_by': { verb: 'recorded', noun: 'restocking' },
+  'ledger_entries.user_id': { verb: 'has', noun: 'ledger entry' },
+  'ledger_entries.counterpart_id': { verb: 'received or sent', noun: 'transfer entry' },
+  'ledger_entries.recorded_by': { verb: 'recorded', noun: 'ledger entry' },
+  'stock_payments.user_id': { verb: 'recorded', noun: 'payment' },
+  'stock_refunds.user_id': { verb: 'asked for', noun: 'refund' },
 };
 
 /**
  * Deletes a user and the join rows that name them (participations, meeting attendances, …: the
  * foreign keys to users that cascade, which the database follows); refused while a record refuses
- * to lose them (a project they maintain, an event they organize), which would otherwise be left
- * without one.
+ * to lose them (a project they maintain, an event they organize, their money's history), which
+ * would otherwise be left without one.
  */
 export async function deleteUser(db: Db, id: number): Promise<boolean> {
   if (!(await findUser(db, id))) return false;
   const uses: string[] = [];
   let held = 0;
+  let history = false;
   for (const [key, hold] of Object.entries(HOLDS)) {
     const [table, column] = key.split('.');
-    const rows = (await sql<{ id: number }>`select id from ${sql.table(table)} where ${sql.ref(column)} = ${id} order by id`.execute(db)).rows;
-    if (rows.length > 0) uses.push(`${hold.verb} ${listIds(hold.noun, rows)}`);
+    const rows = (await sql<{ id: number }>`select id from ${sql.table(table)} where ${sql.ref(column)} = ${id} order by id limit 11`.execute(db)).rows;
+    if (rows.length === 0) continue;
+    uses.push(`${hold.verb} ${listIds(hold.noun, rows)}`);
     held += rows.length;
+    if (hold.role === undefined) history = true;
   }
   if (held > 0) {
-    const roles = Object.values(HOLDS).map((hold) => hold.role);
-    throw new ConflictError(`This user ${uses.join(' and ')}; give ${held > 1 ? 'them' : 'it'} another ${roles.join(' or ')} first.`);
+    const roles = Object.values(HOLDS).flatMap((hold) => (hold.role === undefined ? [] : [hold.role]));
+    const remedy = history ? 'make them inactive instead' : `give ${held > 1 ? 'them' : 'it'} another ${roles.join(' or ')} first`;
+    throw new ConflictError(`This user ${uses.join(' and ')}; ${remedy}.`);
   }
   await db.deleteFrom('users').where('id', '=', id).execute();
   return true;
 }
 
 function listIds(noun: string, rows: { id: number }[]): string {
-  return `${noun}${rows.length > 1 ? 's' : ''} ${rows.map((r) => r.id).join(', ')}`;
+  const shown = rows.slice(0, 10).map((r) => r.id);
+  const plural = rows.length > 1 ? (noun.endsWith('y') ? `${noun.slice(0, -1)}ies` : `${noun}s`) : noun;
+  return `${plural} ${shown.join(', ')}${rows.length > 10 ? ', …' : ''}`;
 }

@@ -28,6 +28,14 @@ const RIGHT_LABELS: Readonly<Record<Right, MessageKey>> = {
   'events.add_meeting': 'users.right.add-meeting',
   'events.change_meeting': 'users.right.change-meeting',
   'events.delete_meeting': 'users.right.delete-meeting',
+  'users.change_balance': 'users.right.change-balance',
+  'stock.add_category': 'users.right.add-category',
+  'stock.change_category': 'users.right.change-category',
+  'stock.delete_category': 'users.right.delete-category',
+  'stock.add_product': 'users.right.add-product',
+  'stock.change_product': 'users.right.change-product',
+  'stock.delete_product': 'users.right.delete-product',
+  'stock.view_paymenttransaction': 'users.right.treasury',
 };
 
 /** Why a change was refused (a confirmation is the page's notice: handlers/notice.ts). */

@@ -1,0 +1,29 @@
+import type { AppDeclaration } from '../../http/app-declaration.js';
+import { ledgerCommand } from './cli/ledger.js';
+import { CATEGORIES, PRODUCTS, URTIP } from './collections.js';
+import { STOCK_MODELS } from './interchange.js';
+import { STOCK_MIGRATIONS } from './migrations.js';
+import { KIOSK_ROUTES } from './routes/kiosk.js';
+import { SLATE_ROUTES } from './routes/slate.js';
+import { TREASURY_ROUTES } from './routes/treasury.js';
+import { STOCK_TABLES } from './tables.js';
+import { STOCK_LOCALE } from './words.js';
+
+/**
+ * The slate and the shop (ledger.md): members pay for the fridge from their balance, kept in an
+ * append-only ledger; the kiosk by the fridge; the treasurer's fund zones, payments and refunds;
+ * `/api/stock/…` and `/api/streams/urtip/`. The original's `stock` app. Its declaration.
+ */
+export const stockApp: AppDeclaration = {
+  name: 'stock',
+  locale: STOCK_LOCALE,
+  needs: ['users'],
+  migrations: STOCK_MIGRATIONS,
+  tables: STOCK_TABLES,
+  models: STOCK_MODELS,
+  optional: true,
+  collections: [CATEGORIES, PRODUCTS, URTIP],
+  routes: [...SLATE_ROUTES, ...KIOSK_ROUTES, ...TREASURY_ROUTES],
+  commands: [ledgerCommand],
+  nav: [{ href: '/accounts/balance', label: 'stock.nav', order: 30 }],
+};
