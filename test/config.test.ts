@@ -38,6 +38,8 @@ describe('configuration from the environment', () => {
     assert.equal(config.members.oidc, null);
     assert.equal(config.members.passwordLogin, true);
     assert.equal(config.members.passkeys, true);
+    assert.deepEqual(config.ledger, { maxAmountCents: 50_000, debtLimitCents: null, undoMinutes: 5, receiptMaxBytes: 10 * 1024 * 1024 });
+    assert.ok(Object.isFrozen(config.ledger));
     assert.ok(Object.isFrozen(config));
     const sso = loadConfig({ OIDC_ISSUER: 'http://localhost:9000/', OIDC_CLIENT_ID: 'c', OIDC_CLIENT_SECRET: 's' }).members.oidc;
     assert.deepEqual(sso, { issuer: 'http://localhost:9000/', clientId: 'c', clientSecret: 's', name: 'single sign-on', createMembers: false });
@@ -93,12 +95,17 @@ describe('configuration from the environment', () => {
       PASSWORD_LOGIN: 'false',
       PASSKEYS: 'false',
       APPS: ' events , users,events ',
+      LEDGER_MAX_AMOUNT: '250,5',
+      LEDGER_DEBT_LIMIT: '-20',
+      LEDGER_UNDO_MINUTES: '10',
+      RECEIPT_MAX_MB: '2',
     });
     assert.deepEqual(
       { ...config },
       {
         database: { engine: 'sqlite', path: '/tmp/x/db.sqlite' },
         apps: ['events', 'users'],
+        ledger: { maxAmountCents: 25_050, debtLimitCents: -2000, undoMinutes: 10, receiptMaxBytes: 2 * 1024 * 1024 },
         host: '0.0.0.0',
         port: 9000,
         publicUrl: 'https://space.example.org/incubator',
@@ -203,6 +210,13 @@ describe('configuration from the environment', () => {
       [{ PASSWORD_LOGIN: 'false' }, 'PASSWORD_LOGIN', /no one could log in/],
       [{ PASSWORD_LOGIN: 'no' }, 'PASSWORD_LOGIN', /true, false/],
       [{ PASSKEYS: 'off' }, 'PASSKEYS', /true, false/],
+      [{ LEDGER_MAX_AMOUNT: '1.505' }, 'LEDGER_MAX_AMOUNT', /two decimals/],
+      [{ LEDGER_MAX_AMOUNT: '-5' }, 'LEDGER_MAX_AMOUNT', /two decimals/],
+      [{ LEDGER_MAX_AMOUNT: '0' }, 'LEDGER_MAX_AMOUNT', /more than 0/],
+      [{ LEDGER_DEBT_LIMIT: '20' }, 'LEDGER_DEBT_LIMIT', /0 or less/],
+      [{ LEDGER_DEBT_LIMIT: 'none' }, 'LEDGER_DEBT_LIMIT', /two decimals/],
+      [{ LEDGER_UNDO_MINUTES: 'five' }, 'LEDGER_UNDO_MINUTES', /whole number/],
+      [{ RECEIPT_MAX_MB: '0' }, 'RECEIPT_MAX_MB', /between/],
     ];
     for (const [env, variable, reason] of cases) {
       const error = configError(env);

@@ -16,7 +16,6 @@ const deferred = sql`deferrable initially deferred`;
  * commit whatever the interleaving; receipts' files. Amounts are integers of cents.
  */
 const initial: Migration = {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a migration runs on the database as it was then.
   async up(db: Kysely<any>) {
     const engine = engineOf(db);
     const id = (c: ColumnDefinitionBuilder) => (engine === 'postgres' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey());
