@@ -98,7 +98,7 @@ describe(`moving data between SQLite and ${TEST_ENGINE}`, () => {
       const tables = await second.db.selectFrom('collection_counts').select('collection').orderBy('collection').execute();
       assert.deepEqual(
         tables.map((t) => t.collection),
-        ['events', 'meetings', 'openings', 'projects', 'users'],
+        ['events', 'meetings', 'openings', 'projects', 'stock_categories', 'stock_products', 'users'],
       );
     } finally {
       await second.close();
