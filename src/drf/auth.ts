@@ -87,13 +87,15 @@ export function presentedSecret(header: string | undefined): string | ApiError |
 }
 
 /**
- * Scopes: `admin` writes everything; `door` may only record openings. A member's token writes
+ * Scopes: `admin` writes everything; `door` may only record openings; `kiosk` writes nothing here. A member's token writes
  * projects, events and meetings as the owner may: adding and deleting need the model's right;
  * editing (and adding a meeting) may also be allowed by being the record's maintainer or
  * organizer, which the write itself checks once the record is known (handlers/write.ts).
  */
 export function mayWrite(caller: Caller, route: RouteMatch, method: string, writes: MemberWrites | undefined): boolean {
-  if (caller.scope !== 'member') return caller.scope === 'admin' || (route.kind === 'list' && route.collection === 'space/openings' && method === 'POST');
+  // A kiosk token writes nothing through the API: it records purchases at the kiosk only (apps/stock/handlers/kiosk.ts).
+  if (caller.scope !== 'member')
+    return caller.scope === 'admin' || (caller.scope === 'door' && route.kind === 'list' && route.collection === 'space/openings' && method === 'POST');
   const right = memberRightFor(route, method, writes);
   if (right === null) return false;
   return caller.rights.has(right) || mayBeAllowedByRecord(route, method, writes!);

@@ -26,4 +26,6 @@ export const stockApp: AppDeclaration = {
   routes: [...SLATE_ROUTES, ...KIOSK_ROUTES, ...TREASURY_ROUTES],
   commands: [ledgerCommand],
   nav: [{ href: '/accounts/balance', label: 'stock.nav', order: 30 }],
+  // The kiosk's script and stylesheet (its own document links kiosk.css: the tablet needs no other page's styles).
+  assets: { dir: new URL('./assets/', import.meta.url), files: ['kiosk.js', 'kiosk.css'] },
 };

@@ -132,6 +132,55 @@ const initial: Migration = {
   },
 };
 
+/**
+ * The kiosk (ledger.md §4): API tokens may have the scope `kiosk` (resources/tokens.ts). The
+ * founding migration checks `scope in ('door', 'admin')`; PostgreSQL replaces the check, SQLite,
+ * which cannot alter one, rebuilds the table as it is (columns, rows, index, version triggers),
+ * with foreign keys off for the rebuild only (audit_log refers to it by name) and checked after.
+ */
+const kiosk: Migration = {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a migration runs on the database as it was then.
+  async up(db: Kysely<any>) {
+    const scopes = sql`scope in ('door', 'admin', 'kiosk')`;
+    if (engineOf(db) === 'postgres') {
+      const checks = await sql<{ conname: string }>`select conname from pg_constraint
+        where conrelid = 'api_tokens'::regclass and contype = 'c' and pg_get_constraintdef(oid) like '%scope%'`.execute(db);
+      for (const { conname } of checks.rows) await sql`alter table api_tokens drop constraint ${sql.id(conname)}`.execute(db);
+      await sql`alter table api_tokens add constraint api_tokens_scope_check check (${scopes})`.execute(db);
+      return;
+    }
+    await sql`pragma foreign_keys = off`.execute(db);
+    try {
+      await db.transaction().execute(async (trx) => {
+        await trx.schema
+          .createTable('api_tokens_with_kiosk')
+          .addColumn('id', 'integer', (c) => c.primaryKey())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('scope', 'text', (c) => c.notNull().check(scopes))
+          .addColumn('secret_hash', 'text', (c) => c.notNull().unique())
+          .addColumn('created_us', 'bigint', (c) => c.notNull())
+          .addColumn('last_used_us', 'bigint')
+          .addColumn('revoked_us', 'bigint')
+          .execute();
+        await sql`insert into api_tokens_with_kiosk (id, name, scope, secret_hash, created_us, last_used_us, revoked_us)
+          select id, name, scope, secret_hash, created_us, last_used_us, revoked_us from api_tokens`.execute(trx);
+        await sql`drop table api_tokens`.execute(trx);
+        await sql`alter table api_tokens_with_kiosk rename to api_tokens`.execute(trx);
+        await sql`create unique index api_tokens_active_name on api_tokens (name) where revoked_us is null`.execute(trx);
+        const bump = sql`update table_versions set version = version + 1,
+      changed_us = cast(unixepoch('subsec') * 1000000 as integer) where name = 'api_tokens';`;
+        await sql`create trigger api_tokens_version_update after update of revoked_us, secret_hash on api_tokens begin ${bump} end`.execute(trx);
+        await sql`create trigger api_tokens_version_delete after delete on api_tokens begin ${bump} end`.execute(trx);
+        const broken = await sql`pragma foreign_key_check`.execute(trx);
+        if (broken.rows.length > 0) throw new Error(`rebuilding api_tokens broke ${broken.rows.length} foreign keys`);
+      });
+    } finally {
+      await sql`pragma foreign_keys = on`.execute(db);
+    }
+  },
+};
+
 export const STOCK_MIGRATIONS: MigrationSet = {
   'stock.0001_initial': initial,
+  'stock.0002_kiosk': kiosk,
 };

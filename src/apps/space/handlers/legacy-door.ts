@@ -32,6 +32,8 @@ export async function answerLegacyDoor({ request, reply, services }: Exchange): 
       if (error instanceof ApiError && error.status === 401) throw new ApiError(403, 'Bad secret: it is not in the allowed list');
       throw error;
     });
+    // A kiosk token records purchases at the kiosk, nothing else (ledger.md §4).
+    if (token.scope === 'kiosk') throw new ApiError(403, 'Bad secret: it is not in the allowed list');
     const open = field('open');
     if (open === undefined) throw new ApiError(400, 'Parameter open is required');
     if (open !== '0' && open !== '1') throw new ApiError(400, 'Did not understand open: expected 0 or 1');
