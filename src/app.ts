@@ -146,6 +146,12 @@ export async function buildApp(config: Config, deps: AppDependencies = {}): Prom
   // and the record lookup, as DRF orders it; reads ignore them.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  // Multipart forms carry files (the treasury's receipts, up to RECEIPT_MAX_MB): their own limit, a little above.
+  app.addContentTypeParser(
+    'multipart/form-data',
+    { parseAs: 'buffer', bodyLimit: Math.max(BODY_LIMIT_BYTES, config.ledger.receiptMaxBytes + 256 * 1024) },
+    (_request, body, done) => done(null, body),
+  );
   app.addHook('preClose', async () => {
     closing = true;
   });

@@ -6,6 +6,7 @@ import { STOCK_MIGRATIONS } from './migrations.js';
 import { KIOSK_ROUTES } from './routes/kiosk.js';
 import { SLATE_ROUTES } from './routes/slate.js';
 import { TREASURY_ROUTES } from './routes/treasury.js';
+import { TREASURY_NOTICES } from './handlers/treasury.js';
 import { STOCK_TABLES } from './tables.js';
 import { STOCK_LOCALE } from './words.js';
 
@@ -25,6 +26,7 @@ export const stockApp: AppDeclaration = {
   collections: [CATEGORIES, PRODUCTS, URTIP],
   routes: [...SLATE_ROUTES, ...KIOSK_ROUTES, ...TREASURY_ROUTES],
   commands: [ledgerCommand],
+  notices: TREASURY_NOTICES,
   nav: [{ href: '/accounts/balance', label: 'stock.nav', order: 30 }],
   // The kiosk's script and stylesheet (its own document links kiosk.css: the tablet needs no other page's styles).
   assets: { dir: new URL('./assets/', import.meta.url), files: ['kiosk.js', 'kiosk.css'] },

@@ -1,5 +1,6 @@
 /** What other apps may use of the members' app: its one public module. */
-export { memberPage, type MemberExchange } from './handlers/member-pages.js';
+export { memberPage, notFound, webWrite, type MemberExchange } from './handlers/member-pages.js';
+export { Mailer, MailNotSent } from './mail.js';
 export { FORM_MEMBERS } from './handlers/form-members.js';
 export { takingPartRoutes } from './routes/taking-part.js';
 export { relatedUserIds } from './related-users.js';
