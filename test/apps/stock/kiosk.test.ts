@@ -239,6 +239,7 @@ describe('the kiosk', () => {
       assert.deepEqual(body.product, { id: clubMate, name: 'Club-Mate', sold_out: false });
       assert.deepEqual(body.member, { id: alice, name: 'alice' });
       assert.equal(body.repeated, false);
+      assert.equal(body.below_zero, expected < 0);
       assert.ok(body.said.includes('Club-Mate'), body.said);
       const deadline = Date.parse(body.undo_until);
       assert.ok(deadline >= startedUs / 1000 + UNDO_SECONDS * 1000 && deadline <= Date.now() + UNDO_SECONDS * 1000, body.undo_until);
@@ -333,7 +334,7 @@ describe('the kiosk', () => {
       const before = await balance(alice);
       const res = await tablet.post('/stock/kiosk/purchase', fields);
       assert.equal(res.status, 200);
-      assert.match(res.body, /id="kiosk-said" class="kiosk-said" role="status">[^<]*Club-Mate/);
+      assert.match(res.body, /id="kiosk-said" class="kiosk-said" role="status"[^>]*>[^<]*Club-Mate/);
       assert.match(res.body, /id="kiosk-undo" class="kiosk-undo">/, 'the undo form is shown');
       const again = await tablet.post('/stock/kiosk/purchase', fields);
       assert.equal(again.status, 200, 'the form sent twice');

@@ -96,8 +96,11 @@
 
   var undo = null; // { entry, until (performance.now() ms), timer }
 
-  function say(text) {
-    if (said) said.textContent = text || '';
+  function say(text, belowZero) {
+    if (!said) return;
+    said.textContent = text || '';
+    if (belowZero) said.setAttribute('data-below-zero', 'true');
+    else said.removeAttribute('data-below-zero');
   }
   function showError(text) {
     if (!errorLine) return;
@@ -185,7 +188,7 @@
 
   function purchased(body) {
     showError('');
-    say(body.said);
+    say(body.said, body.below_zero === true);
     if (body.product && body.product.id !== null && body.product.id !== undefined) {
       var button = kiosk.querySelector('button[data-product="' + Number(body.product.id) + '"]');
       if (button) {
@@ -279,7 +282,7 @@
       post(data('undo', ''), { entry: entry, key: newKey() }).then(function (answer) {
         if (answer.ok) {
           showError('');
-          say(answer.body.said);
+          say(answer.body.said, answer.body.below_zero === true);
           kiosk.dispatchEvent(new CustomEvent('kiosk:undone', { detail: { entry: entry } }));
         } else refused(answer);
       });

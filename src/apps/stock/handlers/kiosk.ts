@@ -171,7 +171,7 @@ export async function showKiosk(ex: Exchange): Promise<FastifyReply> {
     member = (/^[0-9]{1,10}$/.test(wanted) ? await kioskMember(ex.services.database.db, Number(wanted)) : undefined) ?? null;
     if (member === null) error = words.t('stock.kiosk.refused.member');
   }
-  return sendKiosk(ex, access, error === null ? 200 : 404, { member, outcome: { said: null, undo: null }, error });
+  return sendKiosk(ex, access, error === null ? 200 : 404, { member, outcome: { said: null, belowZero: false, undo: null }, error });
 }
 
 async function sendKiosk(
@@ -321,7 +321,7 @@ async function kioskPost(
     if (!asPage) return sendJson(reply.code(status), field === null ? { detail: message } : { [field]: [message] });
     const wanted = fields.get('member');
     const member = wanted !== undefined && /^[0-9]{1,10}$/.test(wanted) ? ((await kioskMember(ex.services.database.db, Number(wanted))) ?? null) : null;
-    return sendKiosk(ex, access, status, { member, outcome: { said: null, undo: null }, error: message });
+    return sendKiosk(ex, access, status, { member, outcome: { said: null, belowZero: false, undo: null }, error: message });
   }
 }
 
@@ -396,12 +396,13 @@ async function purchaseAnswer(ex: Exchange, member: KioskMember, recorded: Kiosk
       price: formatCents(price),
       balance: formatCents(balanceCents),
       said,
+      below_zero: balanceCents < 0,
       undo_until: new Date(deadlineUs / 1000).toISOString(),
       undo_seconds_left: secondsLeft,
       repeated: recorded.repeated,
     },
     member,
-    outcome: { said, undo: secondsLeft > 0 ? { entryId: entry.id, key: undoKey, secondsLeft } : null },
+    outcome: { said, belowZero: balanceCents < 0, undo: secondsLeft > 0 ? { entryId: entry.id, key: undoKey, secondsLeft } : null },
   };
 }
 
@@ -462,7 +463,7 @@ export function scanAtKiosk(ex: Exchange): Promise<FastifyReply> {
     if (!isScannedCode(code)) refuse(422, 'code', words.t('stock.kiosk.refused.code'));
     const db = ex.services.database.db;
     const cardholder = await kioskMemberByCode(db, code);
-    if (cardholder !== undefined) return { json: { member: cardholder }, member: cardholder, outcome: { said: null, undo: null } };
+    if (cardholder !== undefined) return { json: { member: cardholder }, member: cardholder, outcome: { said: null, belowZero: false, undo: null } };
     const product = await kioskProductByBarcode(db, code);
     if (product === undefined) refuse(422, 'code', words.t('stock.kiosk.refused.code'));
     const member = await memberOf(ex, fields, words, false);
@@ -498,9 +499,17 @@ export function undoAtKiosk(ex: Exchange): Promise<FastifyReply> {
     const member = await services.database.db.selectFrom('users').select(['id', 'username as name']).where('id', '=', recorded.entry.user_id).executeTakeFirstOrThrow();
     const said = words.t('stock.kiosk.undone', { product: recorded.productName, balance: words.money(recorded.balanceCents / 100) });
     return {
-      json: { entry: recorded.entry.id, undone: recorded.entry.reverses_id, member, balance: formatCents(recorded.balanceCents), said, repeated: recorded.repeated },
+      json: {
+        entry: recorded.entry.id,
+        undone: recorded.entry.reverses_id,
+        member,
+        balance: formatCents(recorded.balanceCents),
+        said,
+        below_zero: recorded.balanceCents < 0,
+        repeated: recorded.repeated,
+      },
       member,
-      outcome: { said, undo: null },
+      outcome: { said, belowZero: recorded.balanceCents < 0, undo: null },
     };
   });
 }

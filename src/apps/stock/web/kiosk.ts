@@ -89,6 +89,8 @@ ${options.error === null ? '' : html`<p class="form-error" role="alert" id="kios
 /** What the kiosk says after a change: the sentence, and the purchase that may still be undone. */
 export interface KioskOutcome {
   readonly said: string | null;
+  /** The balance it tells is below zero: said as a warning. */
+  readonly belowZero: boolean;
   readonly undo: { readonly entryId: number; readonly key: string; readonly secondsLeft: number } | null;
 }
 
@@ -113,7 +115,7 @@ export function kioskPage(site: KioskSite, view: KioskView): Buffer {
   const say = (key: Parameters<Words['t']>[0], values?: Parameters<Words['t']>[1]) => words.t(key, values);
   const main = html`<main id="main" class="kiosk" data-step="${step}"${member === null ? '' : html` data-member="${member.id}" data-member-name="${member.name}"`} data-csrf="${view.csrf}" data-idle-ms="${IDLE_MS}" data-undo-seconds="${view.undoSeconds}" data-repeat-ms="${REPEAT_MS}" data-scan-gap-ms="${SCAN_GAP_MS}" data-reload-ms="${RELOAD_MS}" data-purchase="${KIOSK_PURCHASE_PATH}" data-undo="${KIOSK_UNDO_PATH}" data-scan="${KIOSK_SCAN_PATH}" data-say-what="${say('stock.kiosk.what', { name: '{name}' })}" data-say-offline="${say('stock.kiosk.offline')}" data-say-busy="${say('stock.kiosk.busy')}">
 <div class="kiosk-outcome">
-<p id="kiosk-said" class="kiosk-said" role="status">${view.outcome.said ?? ''}</p>
+<p id="kiosk-said" class="kiosk-said" role="status"${view.outcome.belowZero ? html` data-below-zero="true"` : ''}>${view.outcome.said ?? ''}</p>
 ${undoForm(words, view)}
 <p id="kiosk-error" class="form-error kiosk-error" role="alert"${view.error === null ? html` hidden` : ''}>${view.error ?? ''}</p>
 </div>
