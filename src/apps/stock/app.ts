@@ -26,4 +26,5 @@ export const stockApp: AppDeclaration = {
   routes: [...SLATE_ROUTES, ...KIOSK_ROUTES, ...TREASURY_ROUTES],
   commands: [ledgerCommand],
   nav: [{ href: '/accounts/balance', label: 'stock.nav', order: 30 }],
+  assets: { dir: new URL('./assets/', import.meta.url), files: [], style: 'stock.css' },
 };
