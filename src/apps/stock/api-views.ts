@@ -178,7 +178,8 @@ export const STOCK_VIEWS: readonly ApiView[] = [
         '/api/stock/ledger/',
         {
           kind: 'ledger',
-          tag: 'stock',
+          // Beside the urtip stream, the collection it is declared with (both read the ledger).
+          tag: 'streams/urtip',
           name: LEDGER_OPTIONS.name,
           description: LEDGER_OPTIONS.description,
           get: {
