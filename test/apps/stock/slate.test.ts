@@ -502,6 +502,19 @@ describe('/api/stock/ledger/', () => {
       body.results.map((r: { id: number }) => r.id),
     );
     assert.equal((await alice.get('/api/stock/ledger/?page=9', { accept: 'application/json' })).status, 404);
+    // A person's browser gets the browsable page of the same body; HEAD and OPTIONS answer too.
+    const browsable = await alice.get('/api/stock/ledger/', { accept: 'text/html' });
+    assert.equal(browsable.status, 200);
+    assert.match(browsable.headers['content-type'] as string, /^text\/html/);
+    assert.equal(browsable.headers['cache-control'], 'private, no-store');
+    assert.ok(browsable.body.includes('Club-Mate'));
+    const head = await alice.send('/api/stock/ledger/', { method: 'HEAD', headers: { accept: 'application/json' } });
+    assert.equal(head.status, 200);
+    assert.equal(head.body, '');
+    const options = await alice.send('/api/stock/ledger/', { method: 'OPTIONS', headers: { accept: 'application/json' } });
+    assert.equal(options.status, 200);
+    assert.equal(JSON.parse(options.body).name, 'Ledger');
+    assert.equal((await alice.post('/api/stock/ledger/', {}, { accept: 'application/json' })).status, 401, 'no writes (no token: 401 as DRF)');
   });
 
   it('gives another member theirs only, a personal token its owner’s, a visitor 401 and an admin token 403', async () => {

@@ -208,7 +208,7 @@ function entriesSection(w: Words, view: SlateView): Html {
 ${refusalFor(view, 'undo')}${
     rows.length === 0
       ? html`<p>${w.t('stock.slate.no-entries')}</p>`
-      : html`<div class="table-scroll"><table><thead><tr><th scope="col">${w.t('stock.slate.when')}</th><th scope="col">${w.t('stock.slate.what')}</th><th scope="col">${w.t('stock.slate.amount')}</th><th scope="col"><span class="visually-hidden">${w.t('stock.slate.undo')}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
+      : html`<div class="table-scroll"><table><thead><tr><th scope="col">${w.t('stock.slate.when')}</th><th scope="col">${w.t('stock.slate.what')}</th><th scope="col" class="amount">${w.t('stock.slate.amount')}</th><th scope="col"><span class="visually-hidden">${w.t('stock.slate.undo')}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
   }
 ${pages}
 </section>`;
