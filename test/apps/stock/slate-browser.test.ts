@@ -2,7 +2,7 @@
 // Enter on the product's button), every button of the page at least 44 × 44 CSS px on a 390 px
 // wide touch screen, and axe-core on the slate (with entries, an Undo button, a refused form) in
 // the light and the dark colour scheme. With SLATE_SCREENSHOT=<file.png>, a full-page screenshot
-// of the slate at 390 px is written there.
+// of the slate at 390 px is written there (and its dark twin, `-dark.png`).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
@@ -63,7 +63,7 @@ describe('the slate in a browser', () => {
       await logInWithKeyboard(watched);
       const target = `buy-shelf-${mateId}`;
       let tabs = 0;
-      while ((await page.evaluate(() => document.activeElement?.id ?? '')) !== target) {
+      while ((await page.evaluate<string>("document.activeElement?.id ?? ''")) !== target) {
         assert.ok(++tabs < 80, 'the button is reached with Tab');
         await page.keyboard.press('Tab');
       }
@@ -86,18 +86,22 @@ describe('the slate in a browser', () => {
       // A favourite and an Undo button are on the page too.
       await page.locator(`#buy-shelf-${mateId}`).click();
       await page.locator('#notice').waitFor();
-      const small = await page.evaluate(() =>
-        [...document.querySelectorAll('main button, main select, main input:not([type="hidden"]):not([type="checkbox"])')].flatMap((element) => {
-          const box = element.getBoundingClientRect();
-          return box.width < 44 || box.height < 44 ? [`${element.outerHTML.slice(0, 80)}: ${box.width} × ${box.height}`] : [];
-        }),
-      );
+      const small = await page.evaluate<
+        string[]
+      >(`[...document.querySelectorAll('main button, main select, main input:not([type="hidden"]):not([type="checkbox"])')].flatMap((element) => {
+        const box = element.getBoundingClientRect();
+        return box.width < 44 || box.height < 44 ? [element.outerHTML.slice(0, 80) + ': ' + box.width + ' × ' + box.height] : [];
+      })`);
       assert.deepEqual(small, []);
       assert.ok((await page.locator('main button').count()) > 8);
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       assert.ok(overflow <= 0, `no sideways scroll (${overflow} px)`);
       const file = process.env.SLATE_SCREENSHOT;
-      if (file) await page.screenshot({ path: file, fullPage: true });
+      if (file) {
+        await page.screenshot({ path: file, fullPage: true });
+        await page.emulateMedia({ colorScheme: 'dark' });
+        await page.screenshot({ path: file.replace(/\.png$/, '-dark.png'), fullPage: true });
+      }
     } finally {
       await watched.close();
     }
