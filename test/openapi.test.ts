@@ -49,6 +49,7 @@ const ALLOW: Record<RouteKind, string> = {
   status: 'GET, HEAD, OPTIONS',
   hours: 'GET, HEAD, OPTIONS',
   stream: 'GET, HEAD, OPTIONS',
+  ledger: 'GET, HEAD, OPTIONS',
   schema: 'GET, HEAD, OPTIONS',
 };
 

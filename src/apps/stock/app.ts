@@ -28,6 +28,6 @@ export const stockApp: AppDeclaration = {
   commands: [ledgerCommand],
   notices: TREASURY_NOTICES,
   nav: [{ href: '/accounts/balance', label: 'stock.nav', order: 30 }],
-  // The kiosk's script and stylesheet (its own document links kiosk.css: the tablet needs no other page's styles).
-  assets: { dir: new URL('./assets/', import.meta.url), files: ['kiosk.js', 'kiosk.css'] },
+  // The slate's styles within the site's stylesheet; the kiosk's script and its own stylesheet (its document links kiosk.css: the tablet needs no other page's styles).
+  assets: { dir: new URL('./assets/', import.meta.url), files: ['kiosk.js', 'kiosk.css'], style: 'stock.css' },
 };

@@ -1,4 +1,5 @@
 import { collection, NO_WRITES } from '../../drf/collections.js';
+import { STOCK_VIEWS } from './api-views.js';
 import * as products from './products.js';
 import { STOCK_TABLES } from './tables.js';
 
@@ -51,4 +52,6 @@ export const URTIP = collection(STOCK_TABLES, {
   find: products.findUrtip,
   toRecord: products.urtipRecord,
   ...NO_WRITES,
+  // `/api/stock/ledger/`: a member's own entries (the slate's), never cached, not in the root.
+  views: STOCK_VIEWS,
 });
