@@ -59,7 +59,9 @@ describe('the ledger', () => {
     db = fresh.handle.db;
     await db
       .insertInto('users')
-      .values([1, 2, 3, 4].map((id) => ({ id, username: `m${id}`, email: `m${id}@example.org`, password: '!', has_key: 0, is_active: id === 4 ? 0 : 1, created_us: T0, edited_us: T0 })))
+      .values(
+        [1, 2, 3, 4].map((id) => ({ id, username: `m${id}`, email: `m${id}@example.org`, password: '!', has_key: 0, is_active: id === 4 ? 0 : 1, created_us: T0, edited_us: T0 })),
+      )
       .execute();
     await db.insertInto('stock_categories').values({ id: 1, name: 'Boissons' }).execute();
     await db
