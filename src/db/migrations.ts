@@ -518,26 +518,53 @@ const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0
 
 /**
  * Brings the schema up to date with `migrations` (migrationsInOrder); returns the names of the
- * migrations it applied. Kysely runs them in the set's order, and, since an app installed later
- * may come before another in that order, runs a pending one even when one after it already ran.
+ * migrations it applied, in the set's order. Kysely runs pending migrations in the order of their
+ * names (`stock.…` before `users.…`), so when the pending ones' names are not in the set's order,
+ * each is run alone with the migrations before it; a pending one runs even when one after it
+ * already ran (an app installed later may come before another in the set's order).
  */
 export async function migrateToLatest(db: Kysely<any>, migrations: MigrationSet): Promise<string[]> {
   // Kysely looks for its bookkeeping tables in any schema; on PostgreSQL, name ours (the
   // search_path's first) so that a database with several schemas migrates each one correctly.
   const migrationTableSchema = engineOf(db) === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
-  const position = new Map(Object.keys(migrations).map((name, index) => [name, index]));
+  const names = Object.keys(migrations);
+  const position = new Map(names.map((name, index) => [name, index]));
   // A name no set holds (a newer version's) sorts after ours; Kysely then refuses it as missing.
   const rank = (name: string) => position.get(name) ?? position.size;
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: () => Promise.resolve(migrations) },
-    migrationTableSchema,
-    nameComparator: (a, b) => rank(a) - rank(b) || byCodeUnit(a, b),
-    allowUnorderedMigrations: true,
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  // What a migration threw, as Kysely hands it over (unknown): rethrown as it is, for its message.
-  // eslint-disable-next-line @typescript-eslint/only-throw-error
-  if (error) throw error;
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  const migratorOf = (set: MigrationSet) =>
+    new Migrator({
+      db,
+      provider: { getMigrations: () => Promise.resolve(set) },
+      migrationTableSchema,
+      nameComparator: (a, b) => rank(a) - rank(b) || byCodeUnit(a, b),
+      allowUnorderedMigrations: true,
+    });
+  const applied: string[] = [];
+  // Another process may migrate between two steps: a step that finds one it did not expect plans again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      for (const migrator of await stepsOf(migratorOf(migrations))) {
+        const { error, results } = await migrator.migrateToLatest();
+        // What a migration threw, as Kysely hands it over (unknown): rethrown as it is, for its message.
+        // eslint-disable-next-line @typescript-eslint/only-throw-error
+        if (error) throw error;
+        applied.push(...(results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName));
+      }
+      return applied;
+    } catch (error) {
+      if (attempt === 5 || !/^corrupted migrations/.test((error as Error).message)) throw error;
+    }
+  }
+
+  /** One run when the pending migrations' names are in the set's order; else each alone, with those before it and those that ran. */
+  async function stepsOf(everything: Migrator): Promise<Migrator[]> {
+    const known = await everything.getMigrations();
+    const ran = new Set(known.filter((m) => m.executedAt !== undefined).map((m) => m.name));
+    const pending = known
+      .filter((m) => !ran.has(m.name))
+      .map((m) => m.name)
+      .sort((a, b) => rank(a) - rank(b));
+    if (pending.every((name, i) => i === 0 || byCodeUnit(pending[i - 1], name) < 0)) return [everything];
+    return pending.map((name) => migratorOf(Object.fromEntries(names.filter((n) => ran.has(n) || rank(n) <= rank(name)).map((n) => [n, migrations[n]]))));
+  }
 }
