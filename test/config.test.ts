@@ -93,6 +93,10 @@ describe('configuration from the environment', () => {
       PASSWORD_LOGIN: 'false',
       PASSKEYS: 'false',
       APPS: ' events , users,events ',
+      LEDGER_MAX_AMOUNT: '250.00',
+      LEDGER_DEBT_LIMIT: '-20,50',
+      LEDGER_UNDO_MINUTES: '10',
+      RECEIPT_MAX_MB: '5',
     });
     assert.deepEqual(
       { ...config },
@@ -139,6 +143,8 @@ describe('configuration from the environment', () => {
           passwordLogin: false,
           passkeys: false,
         },
+        // ledger.md §1 and §3: amounts in cents; 5 MB of receipt.
+        ledger: { maxAmountCents: 25_000, debtLimitCents: -2_050, undoMinutes: 10, receiptMaxBytes: 5 * 1024 * 1024 },
       },
     );
   });
