@@ -10,11 +10,13 @@
 //   BENCH_POSTGRES_SERVER, default postgres://postgres@127.0.0.1:5432), migrated by the program's
 //   own `migrate`, removed at the end (unless --keep-db);
 // - the dataset, inserted in bulk by SQL (a recursive CTE on SQLite, generate_series on
-//   PostgreSQL): 2,000 members, 4 categories, 40 products, 1,000,000 ledger entries (9 in 10
-//   purchases of a product at its price, 1 in 10 top-ups; members and products spread evenly,
-//   one entry per second of time), then every member's `users.balance_cents` set to the sum of
-//   their entries (the ledger's rule: `ledger check` agrees) and the planner's statistics
-//   refreshed (ANALYZE); one member (id 1, ~500 entries) gets a known password (Django's
+//   PostgreSQL): 2,000 members, 4 categories (the first named Urtip), 40 products, 1,000,000
+//   ledger entries (each member's: 9 in 10 purchases of a product at its price, 1 in 10 top-ups;
+//   members and products spread evenly, one entry per second of time, so that a member's entries
+//   lie far apart in the table: the worst case for reading them), then every member's
+//   `users.balance_cents` set to the sum of their entries (the ledger's rule: `ledger check`
+//   agrees) and the planner's statistics refreshed (ANALYZE; PostgreSQL: VACUUM ANALYZE, as
+//   autovacuum would after such an insert); one member (id 1, ~500 entries) gets a known password (Django's
 //   pbkdf2_sha256 at PASSWORD_ITERATIONS=1000) and the right `users.change_balance` (granted by
 //   the program's `user grant`, read through the permission tables as any member's);
 // - EXPLAIN of the queries the slate needs, for that member: their entries newest first (a page
@@ -125,18 +127,19 @@ function datasetStatements(pg) {
       members,
       `insert into users (id, username, email, password, is_active, created_us, edited_us) select i, 'bench-' || i, 'bench-' || i || '@example.org', '!', 1, 0, 0 FROM_SERIES`,
     ),
-    series(categories, `insert into stock_categories (id, name) select i, 'Category ' || i FROM_SERIES`),
+    // Category 1 is the urtip stream's (`/api/streams/urtip/`: a quarter of the purchases).
+    series(categories, `insert into stock_categories (id, name) select i, case when i = 1 then 'Urtip' else 'Category ' || i end FROM_SERIES`),
     series(products, `insert into stock_products (id, name, price_cents, category_id, active) select i, 'Product ' || i, ${PRICE('i')}, 1 + i % ${categories}, 1 FROM_SERIES`),
     series(
       entries,
       `insert into ledger_entries (id, user_id, kind, amount_cents, product_id, unit_price_cents, quantity, location, info, channel, created_us)
        select i, ${member},
-         case when i % 10 = 0 then 'topup' else 'purchase' end,
-         case when i % 10 = 0 then 2000 else -${PRICE(product)} end,
-         case when i % 10 = 0 then null else ${product} end,
-         case when i % 10 = 0 then null else ${PRICE(product)} end,
-         case when i % 10 = 0 then null else 1 end,
-         case when i % 10 = 0 then 'BANK' else null end,
+         case when (i / ${members}) % 10 = 0 then 'topup' else 'purchase' end,
+         case when (i / ${members}) % 10 = 0 then 2000 else -${PRICE(product)} end,
+         case when (i / ${members}) % 10 = 0 then null else ${product} end,
+         case when (i / ${members}) % 10 = 0 then null else ${PRICE(product)} end,
+         case when (i / ${members}) % 10 = 0 then null else 1 end,
+         case when (i / ${members}) % 10 = 0 then 'BANK' else null end,
          '', 'web', ${T0_US} + i * 1000000 FROM_SERIES`,
     ),
     // The balance kept on the member is the sum of their entries (ledger.md §3).
@@ -148,7 +151,7 @@ function datasetStatements(pg) {
           `select setval(pg_get_serial_sequence('stock_categories', 'id'), ${categories})`,
           `select setval(pg_get_serial_sequence('stock_products', 'id'), ${products})`,
           `select setval(pg_get_serial_sequence('ledger_entries', 'id'), ${entries})`,
-          'analyze',
+          'vacuum analyze',
         ]
       : ['analyze']),
   ];
@@ -161,6 +164,8 @@ const SLATE_QUERIES = {
   'favourites (five most bought)': `select product_id, count(*) as n from ledger_entries where user_id = ${MEMBER} and kind = 'purchase' and product_id is not null group by product_id order by n desc, product_id limit 5`,
   balance: `select balance_cents from users where id = ${MEMBER}`,
   'undone among the page (reversedAmong)': `select reverses_id from ledger_entries where reverses_id in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20)`,
+  // Not the slate's: the count of /api/streams/urtip/ (apps/stock/products.ts countUrtips), for the record.
+  'urtip stream counted (/api/streams/urtip/)': `select count(*) from ledger_entries e join stock_products p on p.id = e.product_id join stock_categories c on c.id = p.category_id join users u on u.id = e.user_id where e.kind = 'purchase' and lower(c.name) = 'urtip' and not exists (select r.id from ledger_entries r where r.reverses_id = e.id)`,
 };
 
 async function explain(db) {
