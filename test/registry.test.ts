@@ -31,7 +31,13 @@ describe('the collection registry', () => {
   });
 
   it('counts every collection (the API root and pages give counts without scanning)', () => {
-    for (const collection of COLLECTIONS) assert.ok((COUNTED_TABLES as readonly string[]).includes(collection.table), `${collection.table} is not counted`);
+    // The urtip stream (ledger.md §1) is no table but the ledger's purchases in one category, not
+    // undone: a count per table cannot hold it; it is counted through the products' index of the ledger.
+    const FILTERED_VIEWS = ['streams/urtip'];
+    for (const collection of COLLECTIONS) {
+      if (FILTERED_VIEWS.includes(collection.path)) continue;
+      assert.ok((COUNTED_TABLES as readonly string[]).includes(collection.table), `${collection.table} is not counted`);
+    }
   });
 });
 

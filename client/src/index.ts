@@ -12,6 +12,10 @@ export type Project = Schemas['Project'];
 export type Meeting = Schemas['Meeting'];
 export type Event = Schemas['Event'];
 export type Opening = Schemas['Openings'];
+/** The shop's (read-only): a category `{ name }`, a product `{ name, price: "1.50", category }`, a purchase in the urtip stream `{ username, price: "1.50€" }`. */
+export type Category = Schemas['Category'];
+export type Product = Schemas['Product'];
+export type Urtip = Schemas['Urtip'];
 export type SpaceStatus = Schemas['SpaceStatus'];
 export type SpaceHours = Schemas['SpaceHours'];
 /** `/spaceapi.json`: the space in the SpaceAPI format (version 15), as the official schema defines it. */
@@ -29,6 +33,14 @@ export interface Collections {
 }
 export type CollectionName = keyof Collections;
 
+/** What each read-only collection reads (the original's ReadOnlyPermission: no writes, whatever the token). */
+export interface ReadOnlyCollections {
+  stockCategories: { record: Category; page: Schemas['CategoryPage'] };
+  stockProducts: { record: Product; page: Schemas['ProductPage'] };
+  urtip: { record: Urtip; page: Schemas['UrtipPage'] };
+}
+export type ReadOnlyCollectionName = keyof ReadOnlyCollections;
+
 /** The service's collections, as the OpenAPI document has them: each path that has an `{id}/` below it. */
 type CollectionRoot = { [P in keyof paths]: P extends `${infer Root}{id}/` ? Root : never }[keyof paths];
 
@@ -42,11 +54,18 @@ export const COLLECTION_PATHS = Object.freeze({
   projects: '/api/projects/',
   meetings: '/api/meetings/',
   events: '/api/events/',
-} as const satisfies Record<CollectionName, CollectionRoot>);
+  stockCategories: '/api/stock/categories/',
+  stockProducts: '/api/stock/products/',
+  urtip: '/api/streams/urtip/',
+} as const satisfies Record<CollectionName | ReadOnlyCollectionName, CollectionRoot>);
 
 /** The compiler names a collection of the OpenAPI document that has no entry above. */
 type AssertNone<T extends never> = T;
-export type EveryCollectionListed = AssertNone<Exclude<CollectionRoot, (typeof COLLECTION_PATHS)[CollectionName]>>;
+export type EveryCollectionListed = AssertNone<Exclude<CollectionRoot, (typeof COLLECTION_PATHS)[CollectionName | ReadOnlyCollectionName]>>;
+/** A read-only collection is one whose path in the document has no POST: the compiler checks the two lists above against it. */
+type WritableRoot = { [P in CollectionRoot]: paths[P]['post'] extends undefined ? never : P }[CollectionRoot];
+export type ReadOnlyListed = AssertNone<Exclude<(typeof COLLECTION_PATHS)[ReadOnlyCollectionName], Exclude<CollectionRoot, WritableRoot>>>;
+export type WritableListed = AssertNone<Exclude<(typeof COLLECTION_PATHS)[CollectionName], WritableRoot>>;
 
 /** A record's id, or the hyperlink to it that another record holds (`"https://space.example.org/api/users/7/"`). */
 export type RecordRef = number | string;
@@ -72,13 +91,17 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-export interface Collection<K extends CollectionName> {
+/** A collection's reads. */
+export interface ReadCollection<C extends { record: unknown; page: unknown }> {
   /** One page: `{ count, next, previous, results }`. */
-  list(options?: ListOptions): Promise<Collections[K]['page']>;
+  list(options?: ListOptions): Promise<C['page']>;
   /** Every record, page after page, following each page's `next` link. */
-  all(options?: Omit<ListOptions, 'page'>): AsyncGenerator<Collections[K]['record'], void, undefined>;
+  all(options?: Omit<ListOptions, 'page'>): AsyncGenerator<C['record'], void, undefined>;
   /** One record, by id or by the hyperlink to it (which must be this collection's, under baseUrl). */
-  get(ref: RecordRef, options?: RequestOptions): Promise<Collections[K]['record']>;
+  get(ref: RecordRef, options?: RequestOptions): Promise<C['record']>;
+}
+
+export interface Collection<K extends CollectionName> extends ReadCollection<Collections[K]> {
   /** Creates a record (admin token); answers it as stored. */
   create(fields: Collections[K]['fields'], options?: RequestOptions): Promise<Collections[K]['record']>;
   /** Changes the fields given (PATCH; admin token). */
@@ -132,8 +155,10 @@ export interface Space {
   watch(listener: StateListener, options?: WatchOptions): () => void;
 }
 
-/** `client.users`, `client.projects`, …: one property per collection. */
-export type Client = { readonly baseUrl: string; space: Space } & { [K in CollectionName]: Collection<K> };
+/** `client.users`, `client.projects`, …, `client.stockProducts`: one property per collection (the shop's read only). */
+export type Client = { readonly baseUrl: string; space: Space } & { [K in CollectionName]: Collection<K> } & {
+  [K in ReadOnlyCollectionName]: ReadCollection<ReadOnlyCollections[K]>;
+};
 
 /** Any answer other than 2xx: its status and its body (JSON when it was JSON, else text). */
 export class ApiError extends Error {
@@ -219,8 +244,10 @@ export function createClient(options: ClientOptions): Client {
     return { status: response.status, body: content as T };
   }
 
-  function collection<K extends CollectionName>(name: K): Collection<K> {
-    type C = Collections[K];
+  /** A collection's reads, and the path of one of its records by id or hyperlink. */
+  function reads<C extends { record: unknown; page: { next: string | null; results: unknown[] } }>(
+    name: CollectionName | ReadOnlyCollectionName,
+  ): { read: ReadCollection<C>; instancePath: (ref: RecordRef) => string } {
     const root = COLLECTION_PATHS[name];
     const escaped = (prefix + root).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const instancePattern = new RegExp(`^${escaped}(\\d+)/$`);
@@ -250,7 +277,7 @@ export function createClient(options: ClientOptions): Client {
       return text ? `?${text}` : '';
     };
 
-    return {
+    const read: ReadCollection<C> = {
       async list({ page, pageSize, signal } = {}) {
         return (await call<C['page']>('GET', root + query(page, pageSize), undefined, signal)).body;
       },
@@ -267,6 +294,16 @@ export function createClient(options: ClientOptions): Client {
       async get(ref, { signal } = {}) {
         return (await call<C['record']>('GET', instancePath(ref), undefined, signal)).body;
       },
+    };
+    return { read, instancePath };
+  }
+
+  function collection<K extends CollectionName>(name: K): Collection<K> {
+    type C = Collections[K];
+    const root = COLLECTION_PATHS[name];
+    const { read, instancePath } = reads<C>(name);
+    return {
+      ...read,
       async create(fields, { signal } = {}) {
         return (await call<C['record']>('POST', root, fields, signal)).body;
       },
@@ -357,6 +394,21 @@ export function createClient(options: ClientOptions): Client {
     },
   };
 
-  const collections = Object.fromEntries((Object.keys(COLLECTION_PATHS) as CollectionName[]).map((name) => [name, collection(name)])) as { [K in CollectionName]: Collection<K> };
-  return { baseUrl, space, ...collections };
+  // Every name, the compiler checks: the read-only ones are given reads only.
+  const READ_ONLY = {
+    users: false,
+    openings: false,
+    projects: false,
+    meetings: false,
+    events: false,
+    stockCategories: true,
+    stockProducts: true,
+    urtip: true,
+  } as const satisfies Record<CollectionName | ReadOnlyCollectionName, boolean>;
+  const names = Object.keys(READ_ONLY) as (CollectionName | ReadOnlyCollectionName)[];
+  const WRITABLE = names.filter((name): name is CollectionName => !READ_ONLY[name]);
+  const READ = names.filter((name): name is ReadOnlyCollectionName => READ_ONLY[name]);
+  const collections = Object.fromEntries(WRITABLE.map((name) => [name, collection(name)])) as { [K in CollectionName]: Collection<K> };
+  const readOnly = Object.fromEntries(READ.map((name) => [name, reads(name).read])) as { [K in ReadOnlyCollectionName]: ReadCollection<ReadOnlyCollections[K]> };
+  return { baseUrl, space, ...collections, ...readOnly };
 }

@@ -225,6 +225,129 @@ export interface paths {
     patch: operations['patchProjectInstance'];
     trace?: never;
   };
+  '/api/stock/categories/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Category List: read */
+    get: operations['getCategoryList'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    /** Category List: describe the route (DRF's metadata) */
+    options: operations['optionsCategoryList'];
+    /** Category List: the headers of a GET */
+    head: operations['headCategoryList'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/stock/categories/{id}/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The record's id, a decimal integer (surrounding spaces, a leading `+` and leading zeros are accepted); any other id is a 404 */
+        id: components['parameters']['id'];
+      };
+      cookie?: never;
+    };
+    /** Category Instance: read */
+    get: operations['getCategoryInstance'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    /** Category Instance: describe the route (DRF's metadata) */
+    options: operations['optionsCategoryInstance'];
+    /** Category Instance: the headers of a GET */
+    head: operations['headCategoryInstance'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/stock/products/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Product List: read */
+    get: operations['getProductList'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    /** Product List: describe the route (DRF's metadata) */
+    options: operations['optionsProductList'];
+    /** Product List: the headers of a GET */
+    head: operations['headProductList'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/stock/products/{id}/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The record's id, a decimal integer (surrounding spaces, a leading `+` and leading zeros are accepted); any other id is a 404 */
+        id: components['parameters']['id'];
+      };
+      cookie?: never;
+    };
+    /** Product Instance: read */
+    get: operations['getProductInstance'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    /** Product Instance: describe the route (DRF's metadata) */
+    options: operations['optionsProductInstance'];
+    /** Product Instance: the headers of a GET */
+    head: operations['headProductInstance'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/streams/urtip/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Urtip List: read */
+    get: operations['getUrtipList'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    /** Urtip List: describe the route (DRF's metadata) */
+    options: operations['optionsUrtipList'];
+    /** Urtip List: the headers of a GET */
+    head: operations['headUrtipList'];
+    patch?: never;
+    trace?: never;
+  };
+  '/api/streams/urtip/{id}/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The record's id, a decimal integer (surrounding spaces, a leading `+` and leading zeros are accepted); any other id is a 404 */
+        id: components['parameters']['id'];
+      };
+      cookie?: never;
+    };
+    /** Urtip Instance: read */
+    get: operations['getUrtipInstance'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    /** Urtip Instance: describe the route (DRF's metadata) */
+    options: operations['optionsUrtipInstance'];
+    /** Urtip Instance: the headers of a GET */
+    head: operations['headUrtipInstance'];
+    patch?: never;
+    trace?: never;
+  };
   '/api/space/openings/': {
     parameters: {
       query?: never;
@@ -638,6 +761,41 @@ export interface components {
       previous: string | null;
       results: components['schemas']['Project'][];
     };
+    Category: {
+      name: string;
+    };
+    CategoryPage: {
+      /** @description Records in the whole collection */
+      count: number;
+      next: string | null;
+      previous: string | null;
+      results: components['schemas']['Category'][];
+    };
+    Product: {
+      name: string;
+      price: string;
+      category: {
+        name: string;
+      };
+    };
+    ProductPage: {
+      /** @description Records in the whole collection */
+      count: number;
+      next: string | null;
+      previous: string | null;
+      results: components['schemas']['Product'][];
+    };
+    Urtip: {
+      username: string;
+      price: string;
+    };
+    UrtipPage: {
+      /** @description Records in the whole collection */
+      count: number;
+      next: string | null;
+      previous: string | null;
+      results: components['schemas']['Urtip'][];
+    };
     Openings: {
       /** Format: date-time */
       time: string;
@@ -677,6 +835,12 @@ export interface components {
       users: string;
       /** Format: uri */
       projects: string;
+      /** Format: uri */
+      'stock/categories': string;
+      /** Format: uri */
+      'stock/products': string;
+      /** Format: uri */
+      'streams/urtip': string;
       /** Format: uri */
       'space/openings': string;
     };
@@ -3265,6 +3429,663 @@ export interface operations {
       409: components['responses']['Conflict'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getCategoryList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
+        page?: components['parameters']['page'];
+        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
+        page_size?: components['parameters']['page_size'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of the collection */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CategoryPage'];
+          'text/html': components['schemas']['BrowsablePage'];
+        };
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  optionsCategoryList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description DRF's metadata */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Options'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  headCategoryList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
+        page?: components['parameters']['page'];
+        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
+        page_size?: components['parameters']['page_size'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The GET's status and headers, without a body */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getCategoryInstance: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path: {
+        /** @description The record's id, a decimal integer (surrounding spaces, a leading `+` and leading zeros are accepted); any other id is a 404 */
+        id: components['parameters']['id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The record, as in the list */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Category'];
+          'text/html': components['schemas']['BrowsablePage'];
+        };
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  optionsCategoryInstance: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: never;
+      path: {
+        /** @description The record's id, a decimal integer (surrounding spaces, a leading `+` and leading zeros are accepted); any other id is a 404 */
+        id: components['parameters']['id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description DRF's metadata */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Options'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  headCategoryInstance: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path: {
+        /** @description The record's id, a decimal integer (surrounding spaces, a leading `+` and leading zeros are accepted); any other id is a 404 */
+        id: components['parameters']['id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The GET's status and headers, without a body */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getProductList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
+        page?: components['parameters']['page'];
+        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
+        page_size?: components['parameters']['page_size'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of the collection */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProductPage'];
+          'text/html': components['schemas']['BrowsablePage'];
+        };
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  optionsProductList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description DRF's metadata */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Options'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  headProductList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
+        page?: components['parameters']['page'];
+        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
+        page_size?: components['parameters']['page_size'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The GET's status and headers, without a body */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getProductInstance: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path: {
+        /** @description The record's id, a decimal integer (surrounding spaces, a leading `+` and leading zeros are accepted); any other id is a 404 */
+        id: components['parameters']['id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The record, as in the list */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Product'];
+          'text/html': components['schemas']['BrowsablePage'];
+        };
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  optionsProductInstance: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: never;
+      path: {
+        /** @description The record's id, a decimal integer (surrounding spaces, a leading `+` and leading zeros are accepted); any other id is a 404 */
+        id: components['parameters']['id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description DRF's metadata */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Options'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  headProductInstance: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path: {
+        /** @description The record's id, a decimal integer (surrounding spaces, a leading `+` and leading zeros are accepted); any other id is a 404 */
+        id: components['parameters']['id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The GET's status and headers, without a body */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getUrtipList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
+        page?: components['parameters']['page'];
+        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
+        page_size?: components['parameters']['page_size'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of the collection */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UrtipPage'];
+          'text/html': components['schemas']['BrowsablePage'];
+        };
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  optionsUrtipList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description DRF's metadata */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Options'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  headUrtipList: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
+        page?: components['parameters']['page'];
+        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
+        page_size?: components['parameters']['page_size'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The GET's status and headers, without a body */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getUrtipInstance: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path: {
+        /** @description The record's id, a decimal integer (surrounding spaces, a leading `+` and leading zeros are accepted); any other id is a 404 */
+        id: components['parameters']['id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The record, as in the list */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Urtip'];
+          'text/html': components['schemas']['BrowsablePage'];
+        };
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  optionsUrtipInstance: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: never;
+      path: {
+        /** @description The record's id, a decimal integer (surrounding spaces, a leading `+` and leading zeros are accepted); any other id is a 404 */
+        id: components['parameters']['id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description DRF's metadata */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Options'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  headUrtipInstance: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: {
+        /** @description An ETag received before (or `*`): 304 while it still matches */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /** @description Honoured when there is no If-None-Match */
+        'If-Modified-Since'?: components['parameters']['If-Modified-Since'];
+      };
+      path: {
+        /** @description The record's id, a decimal integer (surrounding spaces, a leading `+` and leading zeros are accepted); any other id is a 404 */
+        id: components['parameters']['id'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The GET's status and headers, without a body */
+      200: {
+        headers: {
+          ETag: components['headers']['ETag'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      304: components['responses']['NotModified'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalError'];
       503: components['responses']['Unavailable'];

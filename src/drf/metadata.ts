@@ -31,10 +31,11 @@ const DOOR_FIELDS = new Set(['is_open']);
 /**
  * DRF's `actions` for OPTIONS: the fields of the method the caller may use there (POST on a
  * collection, PUT on a record), described as DRF's SimpleMetadata does. Undefined when the
- * caller may not write there.
+ * caller may not write there (nobody may in a read-only collection).
  */
 export function actionsFor(route: RouteMatch, collection: Collection, token: Caller | null): Record<string, Record<string, object>> | undefined {
-  if (token === null || route.collection === null) return undefined;
+  // A read-only collection (the original's ReadOnlyPermission) refuses every write: DRF describes no action there.
+  if (token === null || route.collection === null || collection.readOnly === true) return undefined;
   const method = route.kind === 'list' ? 'POST' : 'PUT';
   if (!mayWrite(token, route, method, collection.memberWrites)) return undefined;
   // A member's token: only where the owner holds the right itself (being a maintainer or an organizer is known only per record).

@@ -73,8 +73,11 @@ export function openApiDocument(options: OpenApiOptions): Json {
   for (const collection of collections) {
     const name = schemaName(collection);
     schemas[name] = recordSchema(collection, options);
-    schemas[`${name}Fields`] = plain(collection.fields);
-    schemas[`${name}Patch`] = plain(Type.Partial(collection.fields));
+    // A read-only collection (the shop's) takes no fields: no body to describe.
+    if (collection.readOnly !== true) {
+      schemas[`${name}Fields`] = plain(collection.fields);
+      schemas[`${name}Patch`] = plain(Type.Partial(collection.fields));
+    }
     schemas[`${name}Page`] = page(name);
   }
   Object.assign(schemas, {

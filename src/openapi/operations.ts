@@ -161,7 +161,8 @@ export function collectionPathItem(collection: Collection<CollectionPath>, metho
     ...routeSpecName({ kind: 'list', collection: collection.path, id: null, suffix: null }, collection),
     get: { description: 'A page of the collection', content: jsonOrHtml(ref(`${name}Page`)), cached: true },
     parameters: [parameter('page'), parameter('page_size'), ...(LIST_QUERY[collection.path] ?? [])],
-    optionalToken: true,
+    // A read-only collection has no writable fields to describe to anyone.
+    optionalToken: collection.readOnly !== true,
     write: (method) => writeOperation(collection, name, 'list', method),
   };
   return { [`/api/${collection.path}/`]: pathItem(spec, methods, true) };
@@ -175,7 +176,7 @@ export function recordPathItem(collection: Collection<CollectionPath>, methods: 
     tag: collection.path,
     ...routeSpecName({ kind: 'detail', collection: collection.path, id: '1', suffix: null }, collection),
     get: { description: 'The record, as in the list', content: jsonOrHtml(ref(name)), cached: true },
-    optionalToken: true,
+    optionalToken: collection.readOnly !== true,
     write: (method) => writeOperation(collection, name, 'detail', method),
   };
   return { [`/api/${collection.path}/{id}/`]: { ...pathItem(spec, methods, true), parameters: [parameter('id')] } };

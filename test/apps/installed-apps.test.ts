@@ -16,8 +16,8 @@ import { request, type HttpResponse } from '../support/http.js';
 import { BIN } from '../support/processes.js';
 import { withSampleData, type FreshDatabase } from '../support/server.js';
 
-/** The API root's keys in the contract's order (api-contract.md), all apps on. */
-const ROOT_KEYS = ['events', 'meetings', 'users', 'projects', 'space/openings'];
+/** The API root's keys in the original's order (api-contract.md, and ledger.md §1 for the shop's), all apps on. */
+const ROOT_KEYS = ['events', 'meetings', 'users', 'projects', 'stock/categories', 'stock/products', 'streams/urtip', 'space/openings'];
 /** What a visitor reads about the projects, by the API and the pages. */
 const PROJECT_PATHS = ['/api/projects/', '/api/projects/1/', '/api/projects.json', '/projects/', '/projects/1/', '/projects/new/', '/projects/add'];
 
@@ -66,10 +66,10 @@ describe('APPS turns an app off and back on', () => {
     assert.equal(before_['/projects/add'].status, 301);
   });
 
-  describe('APPS=users,space,events (projects off)', () => {
+  describe('APPS=users,space,events,stock (projects off)', () => {
     let off: { base: string; app: FastifyInstance };
     before(async () => {
-      off = await serve(fresh, { APPS: 'users,space,events' });
+      off = await serve(fresh, { APPS: 'users,space,events,stock' });
     });
     after(() => off.app.close());
 
@@ -124,7 +124,7 @@ describe('APPS turns an app off and back on', () => {
   describe('turned back on', () => {
     let on: { base: string; app: FastifyInstance };
     before(async () => {
-      on = await serve(fresh, { APPS: 'users,space,projects,events' });
+      on = await serve(fresh, { APPS: 'users,space,projects,events,stock' });
     });
     after(() => on.app.close());
 

@@ -17,6 +17,22 @@ export const SPEC_RIGHTS = [
   'events.delete_meeting',
 ] as const;
 
+/**
+ * The slate's and the shop's rights (ledger.md §1), spelled out from the spec: the original's
+ * `users.change_balance`, Django's model rights on products and categories, and the treasury's
+ * (`stock.view_paymenttransaction`, as the original's "Trésorerie" group holds it).
+ */
+export const LEDGER_RIGHTS = [
+  'users.change_balance',
+  'stock.add_category',
+  'stock.change_category',
+  'stock.delete_category',
+  'stock.add_product',
+  'stock.change_product',
+  'stock.delete_product',
+  'stock.view_paymenttransaction',
+] as const;
+
 export const TEST_ITERATIONS = 1000;
 
 const hasher = new PasswordHasher({ iterations: TEST_ITERATIONS, concurrency: 2, queueLimit: 1000 });

@@ -163,28 +163,45 @@ function decoded({ headers, bytes }: Answer): Buffer {
   return bytes;
 }
 
-let checks: DocumentCheck[] | undefined;
+/** APPS: each choice of the apps a space may turn off (test/apps/installed-apps.test.ts and the apps' own tests turn some off), every app on first. */
+const APP_CHOICES: Record<string, string>[] = (() => {
+  const optional = INSTALLED_APPS.filter((app) => app.optional);
+  const choices: Record<string, string>[] = [{}];
+  for (let off = 1; off < 2 ** optional.length; off++) {
+    const on = INSTALLED_APPS.filter((app) => !app.optional || (off & (1 << optional.indexOf(app))) === 0);
+    choices.push({ APPS: on.map((app) => app.name).join(',') });
+  }
+  return choices;
+})();
 
-/** APPS: every app on, and each app a space may turn off, turned off alone (test/apps/installed-apps.test.ts). */
-const APP_CHOICES: Record<string, string>[] = [
-  {},
-  ...INSTALLED_APPS.filter((app) => app.optional).map((off) => ({
-    APPS: INSTALLED_APPS.filter((app) => app !== off)
-      .map((app) => app.name)
-      .join(','),
-  })),
-];
+/** The documents the service can serve, one per AVATAR_FIELD and choice of apps, each built when first needed (once per test process). */
+const checks = new Map<string, DocumentCheck>();
+const CHOICES = AVATAR_FIELDS.flatMap((field) => APP_CHOICES.map((apps) => ({ AVATAR_FIELD: field, ...apps })));
 
-/** The documents the service can serve, one per AVATAR_FIELD and choice of apps, built once per test process. */
-export function servedDocuments(): DocumentCheck[] {
-  checks ??= AVATAR_FIELDS.flatMap((field) => APP_CHOICES.map((apps) => new DocumentCheck(openApiDocument(configFrom({ AVATAR_FIELD: field, ...apps })))));
-  return checks;
+function documentCheck(env: Record<string, string>): DocumentCheck {
+  const key = JSON.stringify(env);
+  let check = checks.get(key);
+  if (check === undefined) {
+    check = new DocumentCheck(openApiDocument(configFrom(env)));
+    checks.set(key, check);
+  }
+  return check;
 }
 
-/** Null when the answer fits the document (of some AVATAR_FIELD), else what is wrong with it. */
+/** Every document the service can serve. */
+export function servedDocuments(): DocumentCheck[] {
+  return CHOICES.map(documentCheck);
+}
+
+/** Null when the answer fits the document (of some AVATAR_FIELD and choice of apps), else what is wrong with it. */
 export function responseProblem(method: string, target: string, answer: Answer): string | null {
   const rawPath = target.split('?', 1)[0];
   if (!CHECKED_PATHS.test(rawPath)) return null;
-  const problems = servedDocuments().map((check) => check.problem(method, target, answer));
-  return problems.includes(null) ? null : `${method} ${target.slice(0, 200)} → ${answer.status}: ${problems[0]}`;
+  let first: string | null = null;
+  for (const env of CHOICES) {
+    const problem = documentCheck(env).problem(method, target, answer);
+    if (problem === null) return null;
+    first ??= problem;
+  }
+  return `${method} ${target.slice(0, 200)} → ${answer.status}: ${first}`;
 }

@@ -83,7 +83,8 @@ const initial: Migration = {
     await db.schema.createIndex('ledger_entries_user').on('ledger_entries').columns(['user_id', 'id']).execute();
     await db.schema.createIndex('ledger_entries_product').on('ledger_entries').columns(['product_id', 'id']).execute();
     await db.schema.createIndex('ledger_entries_request_key').on('ledger_entries').columns(['user_id', 'request_key']).unique().execute();
-    await db.schema.createIndex('ledger_entries_reverses').on('ledger_entries').column('reverses_id').unique().execute();
+    // Only the entries that reverse another: once SQLite's ANALYZE counts a million NULLs as one value, a full index would be scanned for "which of these are undone".
+    await db.schema.createIndex('ledger_entries_reverses').on('ledger_entries').column('reverses_id').unique().where(sql.ref('reverses_id'), 'is not', null).execute();
     await db.schema.createIndex('ledger_entries_original').on('ledger_entries').columns(['original_model', 'original_pk']).unique().execute();
     await db.schema.createIndex('ledger_entries_created').on('ledger_entries').column('created_us').execute();
     await addTableCount(db, 'stock_categories');
@@ -92,6 +93,16 @@ const initial: Migration = {
     await addTableVersion(db, 'stock_products');
     await addTableVersion(db, 'stock_barcodes');
     await addTableVersion(db, 'ledger_entries');
+    // SQLite: a deleted category's or product's id, and its URL, never comes to mean another (as migration 0004 keeps for every collection).
+    if (engine === 'sqlite') {
+      for (const table of ['stock_categories', 'stock_products']) {
+        await db.insertInto('deleted_id_high_water').values({ collection: table, id: 0 }).execute();
+        await sql`create trigger ${sql.id(`${table}_deleted_id`)} after delete on ${sql.table(table)}
+          begin
+            update deleted_id_high_water set id = old.id where collection = ${sql.lit(table)} and id < old.id;
+          end`.execute(db);
+      }
+    }
     await db.schema
       .createTable('stock_fund_zones')
       .addColumn('id', 'integer', id)

@@ -24,10 +24,10 @@ import {
 } from '../../../src/apps/users/rights.js';
 import { event, meeting, project, user } from '../../support/contract.js';
 import { freshDatabase, type FreshDatabase } from '../../support/server.js';
-import { SPEC_RIGHTS } from '../../support/members.js';
+import { LEDGER_RIGHTS, SPEC_RIGHTS } from '../../support/members.js';
 
-/** The nine rights of members.md §3, spelled out here rather than read from the module under test. */
-const NINE: readonly string[] = SPEC_RIGHTS;
+/** Every right: the nine of members.md §3 and the slate's and the shop's (ledger.md §1), spelled out in test/support rather than read from the module under test. */
+const ALL: readonly string[] = [...SPEC_RIGHTS, ...LEDGER_RIGHTS];
 
 const sorted = (rights: Iterable<string>) => [...rights].sort();
 
@@ -50,8 +50,8 @@ describe('members: rights', () => {
   });
   after(() => fresh.cleanup());
 
-  it('lists exactly the nine rights of the spec', () => {
-    assert.deepEqual(sorted(RIGHTS), sorted(NINE));
+  it("lists exactly the nine rights of the spec, and the slate's and the shop's", () => {
+    assert.deepEqual(sorted(RIGHTS), sorted(ALL));
   });
 
   it("on a new installation, granting creates the permission rows with Django's own values", async () => {
@@ -72,16 +72,26 @@ describe('members: rights', () => {
       'projects/project/add_project/Can add project',
       'projects/project/change_project/Can change project',
       'projects/project/delete_project/Can delete project',
+      'stock/category/add_category/Can add category',
+      'stock/category/change_category/Can change category',
+      'stock/category/delete_category/Can delete category',
+      'stock/paymenttransaction/view_paymenttransaction/Can view payment transaction',
+      'stock/product/add_product/Can add product',
+      'stock/product/change_product/Can change product',
+      'stock/product/delete_product/Can delete product',
+      // The original's own permission (users.models.User.Meta.permissions), with its French name.
+      'users/user/change_balance/Peut modifier son ardoise',
     ]);
-    assert.equal((await db.selectFrom('content_types').select('id').execute()).length, 3);
-    assert.deepEqual(sorted((await rightsOf(db, id)).rights), sorted(NINE));
+    // event, meeting, project, category, product, paymenttransaction, user
+    assert.equal((await db.selectFrom('content_types').select('id').execute()).length, 7);
+    assert.deepEqual(sorted((await rightsOf(db, id)).rights), sorted(ALL));
     // Granting again changes nothing.
     await grantRights(db, id, ['events.add_event']);
-    assert.equal((await db.selectFrom('user_permissions').select('user_id').where('user_id', '=', id).execute()).length, 9);
+    assert.equal((await db.selectFrom('user_permissions').select('user_id').where('user_id', '=', id).execute()).length, ALL.length);
   });
 
   it('each right granted directly gives that right alone; revoking takes it away', async () => {
-    for (const right of NINE) {
+    for (const right of ALL) {
       const id = await member();
       await grantRights(db, id, [right as Right]);
       const held = await rightsOf(db, id);
@@ -93,7 +103,7 @@ describe('members: rights', () => {
   });
 
   it('each right held through a group; revoking a direct grant leaves what the group gives', async () => {
-    for (const right of NINE) {
+    for (const right of ALL) {
       const id = await member();
       const group = await createGroup(db, `group for ${right}`);
       await setGroupRights(db, group, [right as Right]);
@@ -110,7 +120,7 @@ describe('members: rights', () => {
 
   it('a superuser has every right; an inactive account none, superuser or not; an unknown id none', async () => {
     const boss = await member({ is_superuser: true });
-    assert.deepEqual(await rightsOf(db, boss), { active: true, superuser: true, rights: new Set(NINE) });
+    assert.deepEqual(await rightsOf(db, boss), { active: true, superuser: true, rights: new Set(ALL) });
     const gone = await member({ is_active: false });
     await grantRights(db, gone, ['projects.add_project']);
     assert.deepEqual(sorted((await rightsOf(db, gone)).rights), []);
