@@ -1,3 +1,4 @@
+import { nextId } from '../../resources/write-schema.js';
 import type { Db } from '../../db/connection.js';
 import { hasRight } from '../users/index.js';
 import { readAmount } from './money.js';
@@ -146,7 +147,15 @@ export async function addProduct(trx: Db, fields: Omit<ProductInput, 'name'> & {
   await checkedProduct(trx, input, null);
   const row = await trx
     .insertInto('stock_products')
-    .values({ name: input.name, price_cents: input.priceCents, category_id: input.categoryId, active: input.active ? 1 : 0, counts_stock: input.countsStock ? 1 : 0 })
+    // SQLite: past every id ever given, so that a deleted product's URL never names another.
+    .values({
+      id: await nextId(trx, 'stock_products'),
+      name: input.name,
+      price_cents: input.priceCents,
+      category_id: input.categoryId,
+      active: input.active ? 1 : 0,
+      counts_stock: input.countsStock ? 1 : 0,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   if (input.barcodes.length > 0)
@@ -194,7 +203,7 @@ export async function restock(trx: Db, change: { productId: number; quantity: nu
 export async function addCategory(trx: Db, name: string): Promise<number> {
   const row = await trx
     .insertInto('stock_categories')
-    .values({ name: checkedName(name, MAX_CATEGORY_NAME) })
+    .values({ id: await nextId(trx, 'stock_categories'), name: checkedName(name, MAX_CATEGORY_NAME) })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
