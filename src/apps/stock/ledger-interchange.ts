@@ -41,7 +41,9 @@ import type { LedgerEntriesTable } from './schema.js';
  * a product transaction at the product's price, then agrees), and otherwise, like a spend, a
  * reversal, a correction and an opening, a misc transaction of the opposite of its effect (a
  * negative amount where it credits the member). So every member's original rows add up to the
- * balance we export, as ours do.
+ * balance we export, as ours do. Loaded back into the database it came from (before more was
+ * imported), an export's rows of our entries are recognised by that pk and their values, and skipped:
+ * export then import adds nothing.
  */
 
 const TRANSFER = 'stock.transfertransaction';
@@ -137,7 +139,7 @@ class LedgerImport implements KeptRecords {
   async finish(db: Db, defaults: ImportDefaults): Promise<void> {
     const records = [...this.records.values()].map((t) => ({ ...t, whenUs: t.whenUs ?? defaults.nowUs }));
     await checkReferences(db, records);
-    const fresh = await this.withoutImported(db, records);
+    const fresh = await withoutOurs(db, await this.withoutImported(db, records));
     const prices = await productPrices(db, fresh);
     const entry = (t: Transaction & { whenUs: number }, fields: EntryFields): NewEntry => ({
       ...fields,
@@ -193,6 +195,52 @@ class LedgerImport implements KeptRecords {
     }
     return fresh;
   }
+}
+
+/**
+ * The records that are not our own entries coming back: an export writes an entry made here with
+ * the pk `(the model's highest imported pk) + (its id)`, so a record of that pk whose values are
+ * the entry's is that entry (an export loaded back into the database it came from, before anything
+ * more was imported), and is skipped.
+ */
+async function withoutOurs<T extends Transaction & { whenUs: number }>(db: Db, records: readonly T[]): Promise<T[]> {
+  const ours = new Set<T>();
+  for (const model of TRANSACTION_MODELS) {
+    const offset = await highestImported(db, model);
+    const candidates = new Map(records.filter((t) => t.model === model && t.pk > offset).map((t) => [t.pk - offset, t]));
+    for (const ids of chunks([...candidates.keys()], ROWS_PER_INSERT)) {
+      const entries = await db
+        .selectFrom('ledger_entries')
+        .select(['id', 'user_id', 'kind', 'created_us', 'amount_cents', 'product_id', 'quantity', 'counterpart_id', 'transfer_id', 'location'])
+        .where('original_model', 'is', null)
+        .where('id', 'in', ids)
+        .execute();
+      for (const e of entries) {
+        const t = candidates.get(e.id)!;
+        const amount = Number(e.amount_cents);
+        if (e.user_id !== t.user || Number(e.created_us) !== t.whenUs) continue;
+        const same =
+          model === TRANSFER
+            ? e.kind === 'transfer' && e.transfer_id === e.id && e.counterpart_id === t.other && -amount === t.amount
+            : model === TOPUP
+              ? e.kind === 'topup' && amount === t.amount && e.location === t.text
+              : model === PRODUCT
+                ? e.kind === 'purchase' && e.quantity === 1 && e.product_id === t.other
+                : e.kind !== 'topup' && e.kind !== 'transfer' && -amount === t.amount;
+        if (same) ours.add(t);
+      }
+    }
+  }
+  return records.filter((t) => !ours.has(t));
+}
+
+async function highestImported(db: Db, model: TransactionModel): Promise<number> {
+  const highest = await db
+    .selectFrom('ledger_entries')
+    .select((eb) => eb.fn.max('original_pk').as('pk'))
+    .where('original_model', '=', model)
+    .executeTakeFirst();
+  return Number(highest?.pk ?? 0);
 }
 
 /** Whether an entry imported before holds this record's original values. */
@@ -320,12 +368,7 @@ interface EntryRow {
 }
 
 async function transactionsPage(db: Db, model: TransactionModel, after: number, limit: number, fit: OriginalFit): Promise<ExportedRecord[]> {
-  const highest = await db
-    .selectFrom('ledger_entries')
-    .select((eb) => eb.fn.max('original_pk').as('pk'))
-    .where('original_model', '=', model)
-    .executeTakeFirst();
-  const offset = Number(highest?.pk ?? 0);
+  const offset = await highestImported(db, model);
   const base = db
     .selectFrom('ledger_entries as e')
     .leftJoin('stock_products as p', 'p.id', 'e.product_id')
