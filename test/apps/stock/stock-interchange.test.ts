@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { buy, transfer } from '../../../src/apps/stock/ledger.js';
 import type { Db } from '../../../src/db/connection.js';
 import { importRecords } from '../../../src/installed-apps.js';
 import { parseIsoMicros } from '../../../src/time.js';
@@ -182,6 +183,67 @@ describe("the original's stock records through import and export", () => {
       assert.equal(await exportText(other.handle.db), text);
     } finally {
       await other.cleanup();
+    }
+  });
+});
+
+describe('importing again after the balances moved: the ledger appends, never edits', () => {
+  it("a balance edited in the original, then put back: each import adds one opening where it must, and the balance is the file's", async () => {
+    const fresh = await freshDatabase();
+    try {
+      const { db } = fresh.handle;
+      await importInto(db, records());
+      const member = of('users.user')[0];
+      const edited = records().map((r) => (r.model === 'users.user' && r.pk === member.pk ? { ...r, fields: { ...r.fields, balance: '12.34' } } : r));
+      const entriesBefore = await db.selectFrom('ledger_entries').select(['id', 'amount_cents']).orderBy('id').execute();
+
+      await importInto(db, edited);
+      const added = await db.selectFrom('ledger_entries').select(['user_id', 'kind', 'amount_cents']).where('id', '>', entriesBefore.at(-1)!.id).execute();
+      assert.deepEqual(
+        added.map((e) => [e.user_id, e.kind, Number(e.amount_cents)]),
+        [[member.pk, 'opening', 1234 - cents(member.fields.balance)]],
+      );
+      // Nothing before was edited or deleted.
+      assert.deepEqual(await db.selectFrom('ledger_entries').select(['id', 'amount_cents']).where('id', '<=', entriesBefore.at(-1)!.id).orderBy('id').execute(), entriesBefore);
+      const sums = await entrySums(db);
+      assert.equal(sums.get(member.pk), 1234);
+
+      // Back to the first file: one more opening returns the balance to the original's.
+      await importInto(db, records());
+      const balance = await db.selectFrom('users').select('balance_cents').where('id', '=', member.pk).executeTakeFirstOrThrow();
+      assert.equal(Number(balance.balance_cents), cents(member.fields.balance));
+      assert.equal((await entrySums(db)).get(member.pk), cents(member.fields.balance));
+      const openings = await db.selectFrom('ledger_entries').select('amount_cents').where('kind', '=', 'opening').where('user_id', '=', member.pk).orderBy('id').execute();
+      assert.deepEqual(
+        openings.map((o) => Number(o.amount_cents)),
+        [1234 - cents(member.fields.balance), cents(member.fields.balance) - 1234],
+      );
+    } finally {
+      await fresh.cleanup();
+    }
+  });
+
+  it('our export loaded back into the database it came from adds nothing, entries made here included', async () => {
+    const fresh = await freshDatabase();
+    try {
+      const { db } = fresh.handle;
+      await importInto(db, records());
+      const [alice, bob] = of('users.user');
+      const product = of('stock.product').find((p) => p.fields.active === true)!;
+      const by = { userId: null, channel: 'cli' as const };
+      const rules = { maxAmountCents: 50_000, debtLimitCents: null, undoMinutes: 5 };
+      await db.transaction().execute(async (trx) => {
+        await buy(trx, rules, { userId: alice.pk, key: 'a', by, nowUs: 1_700_000_000_000_001, productId: product.pk });
+        await buy(trx, rules, { userId: alice.pk, key: 'b', by, nowUs: 1_700_000_000_000_002, productId: product.pk, quantity: 3 });
+        await transfer(trx, rules, { userId: bob.pk, key: 'c', by, nowUs: 1_700_000_000_000_003, recipientId: alice.pk, amountCents: 99 });
+      });
+      const count = await entryCount(db);
+      const text = await exportText(db);
+      await importInto(db, JSON.parse(text) as unknown[]);
+      assert.equal(await entryCount(db), count);
+      assert.equal(await exportText(db), text);
+    } finally {
+      await fresh.cleanup();
     }
   });
 });
