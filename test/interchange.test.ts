@@ -47,7 +47,7 @@ const user = (pk: unknown, username: string, extra: Record<string, unknown> = {}
   fields: { username, email: `${username}@example.org`, has_key: false, ...extra },
 });
 
-/** The sample has no auth records (Django's auth models are counted all the same). */
+/** The sample has no auth or stock records (their models are counted all the same). */
 const SAMPLE_COUNTS = {
   'contenttypes.contenttype': 0,
   'auth.permission': 0,
@@ -57,7 +57,25 @@ const SAMPLE_COUNTS = {
   'projects.project': 15,
   'events.event': 20,
   'events.meeting': 12,
+  'stock.category': 0,
+  'stock.product': 0,
+  'stock.transfertransaction': 0,
+  'stock.topuptransaction': 0,
+  'stock.producttransaction': 0,
+  'stock.misctransaction': 0,
+  'stock.fundzone': 0,
+  'stock.paymenttransaction': 0,
+  'stock.refundtransaction': 0,
 };
+/**
+ * The sample's members have balances and no transactions: the ledger opens each balance that is
+ * not zero with an opening entry, which an export writes as a misc transaction (ledger.md §5).
+ */
+const SAMPLE_OPENINGS = (sampleRecords() as { model: string; fields: { balance?: string } }[]).filter(
+  (r) => r.model === 'users.user' && Number(r.fields.balance ?? 0) !== 0,
+).length;
+/** What an export of the sample holds: its records and the openings. */
+const SAMPLE_EXPORTED = 377 + SAMPLE_OPENINGS;
 
 describe('import of the sample fixture', () => {
   let fresh: Fresh;
@@ -78,7 +96,15 @@ describe('import of the sample fixture', () => {
   test('stores the rows, and the triggers count them', async () => {
     const db = fresh.handle.db;
     const counts = await db.selectFrom('collection_counts').selectAll().execute();
-    assert.deepEqual(Object.fromEntries(counts.map((c) => [c.collection, Number(c.n)])), { users: 30, openings: 300, projects: 15, events: 20, meetings: 12 });
+    assert.deepEqual(Object.fromEntries(counts.map((c) => [c.collection, Number(c.n)])), {
+      users: 30,
+      openings: 300,
+      projects: 15,
+      events: 20,
+      meetings: 12,
+      stock_categories: 0,
+      stock_products: 0,
+    });
     const opening = await db.selectFrom('openings').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
     // 2015-01-07T06:35:19.369318Z: `date -u -d 2015-01-07T06:35:19Z +%s` is 1420612519.
     assert.equal(opening.time_us, 1420612519_369318);
@@ -125,9 +151,10 @@ describe('export', () => {
       await importInto(fresh.handle.db, sampleRecords());
       const text = await exportText(fresh.handle.db);
       const records = JSON.parse(text) as { model: string; pk: number; fields: Record<string, unknown> }[];
-      assert.equal(records.length, 377);
+      assert.equal(records.length, SAMPLE_EXPORTED);
       const order = records.map(
-        (r) => `${['users.user', 'space.spacestatus', 'projects.project', 'events.event', 'events.meeting'].indexOf(r.model)}:${String(r.pk).padStart(6, '0')}`,
+        (r) =>
+          `${['users.user', 'space.spacestatus', 'projects.project', 'events.event', 'events.meeting', 'stock.misctransaction'].indexOf(r.model)}:${String(r.pk).padStart(6, '0')}`,
       );
       assert.deepEqual(order, [...order].sort());
       // Every field as the original wrote it, in its order.
@@ -163,7 +190,7 @@ describe('export', () => {
       const exported = await exportText(first.handle.db);
       const file = writeFile(first.dir, 'export.json', exported);
       const report = await importInto(second.handle.db, readFixture(file));
-      assert.deepEqual(report.imported, SAMPLE_COUNTS);
+      assert.deepEqual(report.imported, { ...SAMPLE_COUNTS, 'stock.misctransaction': SAMPLE_OPENINGS });
       assert.deepEqual(report.skippedFields, {});
       assert.equal(await exportText(second.handle.db), exported);
     } finally {
@@ -542,7 +569,7 @@ describe('CLI import and export', () => {
 
     const toFile = cli('export', 'out.json');
     assert.equal(toFile.status, 0, toFile.stderr);
-    assert.match(toFile.stderr, /exported 377 records to out\.json/);
+    assert.match(toFile.stderr, new RegExp(`exported ${SAMPLE_EXPORTED} records to out\\.json`));
     assert.equal(toFile.stdout, '');
     const toStdout = cli('export');
     assert.equal(toStdout.status, 0, toStdout.stderr);
@@ -551,7 +578,7 @@ describe('CLI import and export', () => {
       fs.readdirSync(dir).filter((f) => f.includes('partial')),
       [],
     );
-    assert.equal(JSON.parse(toStdout.stdout).length, 377);
+    assert.equal(JSON.parse(toStdout.stdout).length, SAMPLE_EXPORTED);
   });
 
   test('a bad file fails with exit code 1 and leaves the database unchanged', () => {

@@ -46,6 +46,23 @@ function load(db: Db, records: Iterable<unknown>) {
  * Field for field, as the original means them: times as the same instant, many-to-many fields
  * as the same sets, everything else (decimals as strings, '' and null apart) exactly.
  */
+/**
+ * The export without the misc transactions that write our opening entries (ledger.md §5): these
+ * fixtures have balances and no transactions, so each member whose balance is not zero has one,
+ * of the opposite of the balance, after the original's pks.
+ */
+function withoutOpenings(exported: readonly FixtureRecord[], original: readonly FixtureRecord[]): FixtureRecord[] {
+  assert.ok(!original.some((r) => r.model.endsWith('transaction')), 'a fixture without transactions');
+  const added = exported.filter((r) => r.model === 'stock.misctransaction');
+  const owed = original.filter((r) => r.model === 'users.user' && Number(r.fields.balance) !== 0);
+  assert.deepEqual(
+    added.map((r) => [r.fields.user, Math.round(-Number(r.fields.amount) * 100)]).sort(),
+    owed.map((r) => [r.pk, Math.round(Number(r.fields.balance) * 100)]).sort(),
+    'one opening per member whose balance is not zero',
+  );
+  return exported.filter((r) => r.model !== 'stock.misctransaction');
+}
+
 function assertSameRecords(actual: readonly FixtureRecord[], expected: readonly FixtureRecord[]): void {
   const byKey = new Map(actual.map((r) => [`${r.model} ${r.pk}`, r]));
   assert.equal(actual.length, expected.length, 'record count');
@@ -178,7 +195,7 @@ describe('a real dumpdata comes back field for field', () => {
         assert.deepEqual(report.skippedFields, {});
         assert.deepEqual(report.skippedModels, {});
         const { text, records: exported } = await exportRecords(fresh.handle.db);
-        assertSameRecords(exported, original);
+        assertSameRecords(withoutOpenings(exported, original), original);
         // And again: the export is a fixed point.
         await load(fresh.handle.db, exported);
         assert.equal((await exportRecords(fresh.handle.db)).text, text);

@@ -20,6 +20,13 @@ export interface TableDeclaration<Row> {
   readonly collection?: string;
   /** The original's model it stores (`app.model`, as Django fixtures name it), for import and export. */
   readonly model?: string;
+  /**
+   * Several of the original's models it stores (the ledger's entries: four transaction models),
+   * each of their rows found by its own columns, not by `id`: the app keeps their records during an
+   * import and writes them at its end (interchange/models.ts KeptModels), and its declaration of
+   * each pages them back for the export.
+   */
+  readonly models?: readonly string[];
   /** Columns of ours that the original's model lacks: an import leaves them as they are, an export skips them. */
   readonly localColumns?: readonly (keyof Row & string)[];
   /** A join table of a many-to-many field: the owner's column and the target's. */

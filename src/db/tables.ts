@@ -68,7 +68,7 @@ type AssertNone<T extends never> = T;
 export type CountedTable = TablesWith<{ counted: true }>;
 export type VersionedTable = TablesWith<{ versioned: true }>;
 export type CollectionTable = TablesWith<{ collection: string }>;
-export type ModelTable = TablesWith<{ model: string }>;
+export type ModelTable = TablesWith<{ model: string }> | TablesWith<{ models: readonly string[] }>;
 export type LinkTable = TablesWith<{ link: object }>;
 /** `table.column` for each foreign key to `Target` whose deletion `OnDelete` governs. */
 export type ReferenceTo<Target extends TableName, OnDelete extends ForeignKey<unknown>['onDelete'] = ForeignKey<unknown>['onDelete']> = {
@@ -79,7 +79,9 @@ export type ReferenceTo<Target extends TableName, OnDelete extends ForeignKey<un
     : never;
 }[TableName];
 /** The original's models, as fixtures name them. */
-export type ModelName = Tables[ModelTable]['model'];
+export type ModelName = {
+  [T in ModelTable]: Tables[T] extends { model: infer Model extends string } ? Model : Tables[T] extends { models: readonly (infer Model extends string)[] } ? Model : never;
+}[ModelTable];
 
 type AnyTable = TableDeclaration<Record<string, unknown>>;
 const entriesOf = (tables: Tables) => Object.entries(tables) as [TableName, AnyTable][];
@@ -98,9 +100,15 @@ export function versionedTablesOf(tables: Tables): readonly VersionedTable[] {
   return namesWith(tables, (t) => t.versioned === true) as VersionedTable[];
 }
 
-/** The original's models, in the tables' order (Django's dependency order: the order `dumpdata` writes them), each with its table. */
-export function modelTablesOf(tables: Tables): readonly { model: ModelName; table: ModelTable }[] {
-  return entriesOf(tables).flatMap(([name, table]) => (table.model === undefined ? [] : [{ model: table.model as ModelName, table: name as ModelTable }]));
+/**
+ * The original's models, in the tables' order (Django's dependency order: the order `dumpdata`
+ * writes them), each with its table; a table of several models gives them in its `models` order.
+ */
+export function modelTablesOf(tables: Tables): readonly { model: ModelName; table: ModelTable; shared: boolean }[] {
+  return entriesOf(tables).flatMap(([name, table]): { model: ModelName; table: ModelTable; shared: boolean }[] => {
+    if (table.model !== undefined) return [{ model: table.model as ModelName, table: name as ModelTable, shared: false }];
+    return (table.models ?? []).map((model) => ({ model: model as ModelName, table: name as ModelTable, shared: true }));
+  });
 }
 
 /** A foreign key of some table to another, with the table that holds it. */

@@ -124,6 +124,11 @@ export class FieldReader {
     return value === null ? null : this.reference(name);
   }
 
+  /** Whether the record gives the field (a model's default applies otherwise). */
+  has(name: string): boolean {
+    return Object.hasOwn(this.fields, name);
+  }
+
   /** A many-to-many field: a list of pks, duplicates dropped. */
   references(name: string): number[] {
     const value = this.get(name, []);

@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection.js';
-import type { LinkTable, ModelName, ModelTable, TableName, Tables } from '../db/tables.js';
+import { modelTablesOf, type LinkTable, type ModelName, type ModelTable, type Tables } from '../db/tables.js';
 import type { FieldReader } from './field-reader.js';
 import type { OriginalFit } from './original-fit.js';
 
@@ -69,19 +69,29 @@ export interface ModelDeclaration {
 
 /** An app's model declarations, one for each model its tables store (`tables` is its tables.ts): the compiler names a missing one. */
 export type ModelDeclarations<AppTables> = { readonly [Model in ModelOf<AppTables>]: ModelDeclaration };
-type ModelOf<AppTables> = { [T in keyof AppTables]: AppTables[T] extends { model: infer Model extends string } ? Model : never }[keyof AppTables];
+type ModelOf<AppTables> = {
+  [T in keyof AppTables]: AppTables[T] extends { model: infer Model extends string }
+    ? Model
+    : AppTables[T] extends { models: readonly (infer Model extends string)[] }
+      ? Model
+      : never;
+}[keyof AppTables];
 
 /** One model's import and export: its declaration, its table and that table's columns. */
 export interface ModelSpec extends ModelDeclaration {
   model: ModelName;
   table: ModelTable;
-  /** The table's columns besides `id` and its local ones (its declaration), in the order `read` returns their values. */
+  /** The table's columns besides `id` and its local ones (its declaration), in the order `read` returns their values; none for a table of several models. */
   columns: readonly string[];
+  /** Its table stores other models too (`models` in the table's declaration): its rows are not found by `id`, and an app keeps its records. */
+  shared: boolean;
 }
 
 /**
  * Models whose records an app keeps during an import and writes at its end, once all of them are
- * known (the users app's Django auth models, whose natural keys resolve against each other).
+ * known (the users app's Django auth models, whose natural keys resolve against each other; the
+ * stock app's transaction models, which share the ledger's table and whose sum meets the members'
+ * balances there). Every model of a table of several models is kept by its app.
  */
 export interface KeptModels {
   readonly models: ReadonlySet<string>;
@@ -94,7 +104,7 @@ export interface KeptRecords {
   accept(spec: ModelSpec, pk: unknown, fields: Record<string, unknown>): void;
   /** Another model's record with the references it resolves at the end taken out. */
   fieldsOf(spec: ModelSpec, pk: number, fields: Record<string, unknown>): Record<string, unknown>;
-  /** Writes the kept records, after every other row and before the references are checked. */
+  /** Writes the kept records, after every other row (the apps' in the installed order) and before the references are checked. */
   finish(db: Db, defaults: ImportDefaults): Promise<void>;
 }
 
@@ -111,13 +121,13 @@ export interface InstalledModels {
 /** The models of these tables (in their order, Django's), each with its app's declaration. */
 export function installedModels(tables: Tables, declared: Readonly<Record<string, ModelDeclaration>>, kept: readonly KeptModels[]): InstalledModels {
   const specs = new Map<string, ModelSpec>();
-  for (const [table, declaration] of Object.entries(tables) as [TableName, { model?: string; columns: readonly string[]; localColumns?: readonly string[] }][]) {
-    if (declaration.model === undefined) continue;
-    const model = declaration.model as ModelName;
+  for (const { model, table, shared } of modelTablesOf(tables)) {
     const reading = declared[model];
     if (reading === undefined) throw new Error(`${model}: no installed app declares how it is read and written`);
-    const columns = declaration.columns.filter((column) => column !== 'id' && !(declaration.localColumns ?? []).includes(column));
-    specs.set(model, { model, table: table as ModelTable, columns, ...reading });
+    if (shared && !kept.some((keeper) => keeper.models.has(model))) throw new Error(`${model}: ${table} stores other models too, so its app must keep its records (keptModels)`);
+    const declaration = tables[table] as { columns: readonly string[]; localColumns?: readonly string[] };
+    const columns = shared ? [] : declaration.columns.filter((column) => column !== 'id' && !(declaration.localColumns ?? []).includes(column));
+    specs.set(model, { model, table, columns, shared, ...reading });
   }
   const undeclared = Object.keys(declared).find((model) => !specs.has(model));
   if (undeclared !== undefined) throw new Error(`${undeclared}: no table stores it`);

@@ -34,7 +34,14 @@ function referenceChecks(models: InstalledModels): ReferenceCheck[] {
     if (found === undefined) throw new Error(`${table} stores no model of the original`);
     return found.model;
   };
-  return [...models.specs.values()].flatMap((spec) => referencesOfModel(spec, references, modelOf));
+  // A table of several models is checked once, under its first model's name (their app checks each record's references itself).
+  const checked = new Set<string>();
+  return [...models.specs.values()]
+    .flatMap((spec) => referencesOfModel(spec, references, modelOf))
+    .filter((check) => {
+      const key = `${check.table}.${check.owner}.${check.column}`;
+      return !checked.has(key) && checked.add(key) !== undefined;
+    });
 }
 
 function referencesOfModel(spec: ModelSpec, references: readonly Reference[], modelOf: (table: TableName) => string): ReferenceCheck[] {

@@ -1,9 +1,9 @@
 import { parseIsoMicros } from '../../src/time.js';
 
 /*
- * The judge of "our export loads into the original": every constraint that the original's five
+ * The judge of "our export loads into the original": every constraint that the original's
  * models (UrLab/incubator: users/models.py, space/models.py, projects/models.py, events/models.py,
- * with Django's AbstractBaseUser and PermissionsMixin) declare, written down here from those
+ * stock/models.py, with Django's AbstractBaseUser and PermissionsMixin) declare, written down here from those
  * models and NOT from our export code, so that a mistake in one is caught by the other. It checks
  * what `manage.py loaddata` enforces (the fields exist, NOT NULL, unique, foreign keys, the
  * PositiveIntegerField check) and what the models declare beyond the database (max_length, which
@@ -17,6 +17,7 @@ type Field =
   | { kind: 'text'; null?: boolean }
   | { kind: 'bool' }
   | { kind: 'datetime'; null?: boolean }
+  | { kind: 'date' }
   | { kind: 'decimal'; digits: number; places: number }
   | { kind: 'positive'; max?: number }
   | { kind: 'fk'; to: string; null?: boolean; unique?: boolean }
@@ -82,6 +83,63 @@ export const ORIGINAL_MODELS: Record<string, Record<string, Field>> = {
     pad: { kind: 'char', max: 200 },
     ongoing: { kind: 'bool' },
   },
+  // stock/models.py: Transaction (abstract) gives every transaction `user` and `when`.
+  'stock.category': {
+    name: { kind: 'char', max: 100 },
+  },
+  'stock.product': {
+    name: { kind: 'char', max: 100 },
+    price: { kind: 'decimal', digits: 6, places: 2 },
+    category: { kind: 'fk', to: 'stock.category' },
+    active: { kind: 'bool' },
+  },
+  'stock.transfertransaction': {
+    user: { kind: 'fk', to: 'users.user' },
+    when: { kind: 'datetime' },
+    receiver: { kind: 'fk', to: 'users.user' },
+    amount: { kind: 'decimal', digits: 6, places: 2 },
+  },
+  'stock.topuptransaction': {
+    user: { kind: 'fk', to: 'users.user' },
+    when: { kind: 'datetime' },
+    amount: { kind: 'decimal', digits: 6, places: 2 },
+    topup_type: { kind: 'char', max: 20, choices: ['BANK', 'CASH'] },
+  },
+  'stock.producttransaction': {
+    user: { kind: 'fk', to: 'users.user' },
+    when: { kind: 'datetime' },
+    product: { kind: 'fk', to: 'stock.product' },
+  },
+  'stock.misctransaction': {
+    user: { kind: 'fk', to: 'users.user' },
+    when: { kind: 'datetime' },
+    // A DecimalField takes a negative amount (a misc transaction of ours that credits the member).
+    amount: { kind: 'decimal', digits: 6, places: 2 },
+    info: { kind: 'text' },
+  },
+  'stock.fundzone': {
+    name: { kind: 'char', max: 50 },
+    method: { kind: 'char', max: 4, choices: ['BANK', 'CASH'] },
+  },
+  'stock.paymenttransaction': {
+    user: { kind: 'fk', to: 'users.user' },
+    when: { kind: 'datetime' },
+    amount: { kind: 'decimal', digits: 6, places: 2 },
+    way: { kind: 'char', max: 1, choices: ['a', 'b'] },
+    // FileField(upload_to="souches", null=True, blank=True): varchar(100).
+    receipt: { kind: 'char', max: 100, null: true, file: true },
+    zone: { kind: 'fk', to: 'stock.fundzone', null: true },
+    comments: { kind: 'char', max: 200, null: true },
+    payment_date: { kind: 'date' },
+  },
+  'stock.refundtransaction': {
+    user: { kind: 'fk', to: 'users.user' },
+    when: { kind: 'datetime' },
+    title: { kind: 'char', max: 200 },
+    amount: { kind: 'decimal', digits: 6, places: 2 },
+    payment: { kind: 'fk', to: 'stock.paymenttransaction', null: true },
+    receipt: { kind: 'char', max: 100, null: true, file: true },
+  },
 };
 
 interface FixtureRecord {
@@ -96,7 +154,7 @@ const length = (s: string) => [...s].length;
 /**
  * Every way `records` breaks the original's constraints, as `model pk N: field: reason` lines
  * (empty when it would load). Records of other models are reported too: a freshly migrated
- * original has no data, so an export should hold only these five.
+ * original has no data, so an export should hold only these models.
  */
 export function originalViolations(records: readonly FixtureRecord[]): string[] {
   const problems: string[] = [];
@@ -141,6 +199,9 @@ export function originalViolations(records: readonly FixtureRecord[]): string[] 
         case 'datetime':
           if (typeof value !== 'string' || !/(Z|[+-]\d\d:\d\d)$/.test(value) || parseIsoMicros(value) === null) fail('not an aware date-time');
           break;
+        case 'date':
+          if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value) fail('not a date');
+          break;
         case 'decimal': {
           const match = typeof value === 'string' ? /^-?(\d+)\.(\d+)$/.exec(value) : null;
           if (!match || match[2].length > field.places || match[1].replace(/^0+(?=\d)/, '').length > field.digits - field.places)
@@ -158,7 +219,7 @@ export function originalViolations(records: readonly FixtureRecord[]): string[] 
         case 'm2m':
           if (!Array.isArray(value) || !value.every(isPk)) fail('not a list of pks');
           else if (new Set(value).size !== value.length) fail('lists a pk twice');
-          // auth.group and auth.permission rows are not the five models': they must exist in the target already.
+          // auth.group and auth.permission rows are not among these models: they must exist in the target already.
           else if (ORIGINAL_MODELS[field.to]) for (const pk of value) if (!pks.get(field.to)?.has(pk)) fail(`refers to ${field.to} pk ${pk}, which the file does not hold`);
           break;
       }

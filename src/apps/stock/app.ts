@@ -1,7 +1,7 @@
 import type { AppDeclaration } from '../../http/app-declaration.js';
 import { ledgerCommand } from './cli/ledger.js';
 import { CATEGORIES, PRODUCTS, URTIP } from './collections.js';
-import { STOCK_MODELS } from './interchange.js';
+import { LEDGER_KEPT, STOCK_MODELS } from './interchange.js';
 import { STOCK_MIGRATIONS } from './migrations.js';
 import { KIOSK_ROUTES } from './routes/kiosk.js';
 import { SLATE_ROUTES } from './routes/slate.js';
@@ -22,6 +22,8 @@ export const stockApp: AppDeclaration = {
   migrations: STOCK_MIGRATIONS,
   tables: STOCK_TABLES,
   models: STOCK_MODELS,
+  // The original's transaction models, written into the ledger at an import's end.
+  keptModels: LEDGER_KEPT,
   optional: true,
   collections: [CATEGORIES, PRODUCTS, URTIP],
   routes: [...SLATE_ROUTES, ...KIOSK_ROUTES, ...TREASURY_ROUTES],

@@ -63,6 +63,8 @@ export const STOCK_TABLES = {
     ],
     versioned: true,
     collection: 'streams/urtip',
+    // The original's four transaction models (their order is Django's), each row found by original_model and original_pk (interchange.ts).
+    models: ['stock.transfertransaction', 'stock.topuptransaction', 'stock.producttransaction', 'stock.misctransaction'],
     foreignKeys: [
       { column: 'user_id', references: 'users', onDelete: 'restrict' },
       { column: 'product_id', references: 'stock_products', onDelete: 'restrict' },
@@ -75,9 +77,11 @@ export const STOCK_TABLES = {
   },
   stock_fund_zones: {
     columns: ['id', 'name', 'method'],
+    model: 'stock.fundzone',
   },
   stock_payments: {
     columns: ['id', 'user_id', 'when_us', 'amount_cents', 'way', 'receipt', 'zone_id', 'comments', 'payment_date'],
+    model: 'stock.paymenttransaction',
     foreignKeys: [
       { column: 'user_id', references: 'users', onDelete: 'restrict' },
       { column: 'zone_id', references: 'stock_fund_zones', onDelete: 'restrict' },
@@ -86,6 +90,7 @@ export const STOCK_TABLES = {
   },
   stock_refunds: {
     columns: ['id', 'user_id', 'when_us', 'title', 'amount_cents', 'payment_id', 'receipt'],
+    model: 'stock.refundtransaction',
     foreignKeys: [
       { column: 'user_id', references: 'users', onDelete: 'restrict' },
       { column: 'payment_id', references: 'stock_payments', onDelete: 'restrict' },
