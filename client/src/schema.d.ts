@@ -402,6 +402,25 @@ export interface paths {
     patch: operations['patchOpeningsInstance'];
     trace?: never;
   };
+  '/api/stock/ledger/': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Ledger: read */
+    get: operations['getLedger'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    /** Ledger: describe the route (DRF's metadata) */
+    options: operations['optionsLedger'];
+    /** Ledger: the headers of a GET */
+    head: operations['headLedger'];
+    patch?: never;
+    trace?: never;
+  };
   '/api/space/status/': {
     parameters: {
       query?: never;
@@ -4472,6 +4491,129 @@ export interface operations {
       409: components['responses']['Conflict'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  getLedger: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
+        page?: components['parameters']['page'];
+        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
+        page_size?: components['parameters']['page_size'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of the caller's own entries, newest first. A member's session or personal token (`Authorization: Token …`); anonymous is 401, a door or admin token 403. `Cache-Control: private, no-store`. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            count: number;
+            next: string | null;
+            previous: string | null;
+            results: {
+              id: number;
+              /** @enum {unknown} */
+              kind: 'purchase' | 'spend' | 'topup' | 'transfer' | 'reversal' | 'correction' | 'opening';
+              /** @description The change of the balance, signed */
+              amount: string;
+              /** @enum {unknown} */
+              balance_effect: 'debit' | 'credit';
+              product: string | null;
+              unit_price: string | null;
+              quantity: number | null;
+              location: ('BANK' | 'CASH') | null;
+              info: string;
+              /** @description The other member's username (a transfer) */
+              counterpart: string | null;
+              reverses: number | null;
+              reversed: boolean;
+              /** @enum {unknown} */
+              channel: 'web' | 'kiosk' | 'cli' | 'import';
+              /** Format: date-time */
+              created: string;
+            }[];
+          };
+          'text/html': components['schemas']['BrowsablePage'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  optionsLedger: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description DRF's metadata */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Options'];
+        };
+      };
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
+      413: components['responses']['PayloadTooLarge'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
+    };
+  };
+  headLedger: {
+    parameters: {
+      query?: {
+        /** @description Both give JSON to programs; `json` also to browsers, `api` the browsable page to a browser. Hyperlinks in the body carry it. A suffix works the same (`/api/users.json`, `/api/users/7.api`); any other value is a 404. */
+        format?: components['parameters']['format'];
+        /** @description A page number (surrounding spaces, `+` and leading zeros accepted) or `last`; anything else, or past the last page, is `404 Invalid page.` */
+        page?: components['parameters']['page'];
+        /** @description Records per page (default 100); above 1000 it is clamped, and a value that is not a positive integer is ignored */
+        page_size?: components['parameters']['page_size'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The GET's status and headers, without a body */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      406: components['responses']['NotAcceptable'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['InternalError'];
       503: components['responses']['Unavailable'];

@@ -150,7 +150,6 @@ const initial: Migration = {
  * with foreign keys off for the rebuild only (audit_log refers to it by name) and checked after.
  */
 const kiosk: Migration = {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a migration runs on the database as it was then.
   async up(db: Kysely<any>) {
     const scopes = sql`scope in ('door', 'admin', 'kiosk')`;
     if (engineOf(db) === 'postgres') {
