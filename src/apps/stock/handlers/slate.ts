@@ -213,43 +213,45 @@ export function submitProduct(m: Slate): Promise<FastifyReply> {
   });
 }
 
+/** A form with an amount (`value`): refused with the page (422) when the amount is not one, else recorded by `change`. */
+async function amountForm(
+  m: Slate,
+  form: SlateForm,
+  typed: SlateTyped,
+  value: string,
+  change: (trx: Db, base: ChangeBase, cents: number) => Promise<Recorded>,
+): Promise<FastifyReply> {
+  const amount = readAmount(value, m.ex.services.config.ledger.maxAmountCents);
+  if (!(await hasRight(m.ex.services.database.db, memberOf(m).id, RIGHT))) return notAllowed(m);
+  if ('problem' in amount) return answer(m, 422, { refused: amountRefusal(m, form, amount.problem), typed });
+  return record(m, form, typed, (trx, base) => change(trx, base, amount.cents));
+}
+
 /** POST /accounts/balance/spend: `name` (≤ 100 characters), `value`. */
-export async function submitSpend(m: Slate): Promise<FastifyReply> {
+export function submitSpend(m: Slate): Promise<FastifyReply> {
   const name = field(m.form, 'name');
   const value = field(m.form, 'value');
-  const typed = { ...NOTHING_TYPED, name, spendValue: value };
   const rules = m.ex.services.config.ledger;
-  const amount = readAmount(value, rules.maxAmountCents);
-  if (!(await hasRight(m.ex.services.database.db, memberOf(m).id, RIGHT))) return notAllowed(m);
-  if ('problem' in amount) return answer(m, 422, { refused: amountRefusal(m, 'spend', amount.problem), typed });
-  return record(m, 'spend', typed, (trx, base) => ledger.spend(trx, rules, { ...base, name, amountCents: amount.cents }));
+  return amountForm(m, 'spend', { ...NOTHING_TYPED, name, spendValue: value }, value, (trx, base, amountCents) => ledger.spend(trx, rules, { ...base, name, amountCents }));
 }
 
 /** POST /accounts/balance/top: `location` (BANK or CASH), `value`. */
-export async function submitTop(m: Slate): Promise<FastifyReply> {
+export function submitTop(m: Slate): Promise<FastifyReply> {
   const location = field(m.form, 'location');
   const value = field(m.form, 'value');
-  const typed = { ...NOTHING_TYPED, location, topValue: value };
   const rules = m.ex.services.config.ledger;
-  const amount = readAmount(value, rules.maxAmountCents);
-  if (!(await hasRight(m.ex.services.database.db, memberOf(m).id, RIGHT))) return notAllowed(m);
-  if ('problem' in amount) return answer(m, 422, { refused: amountRefusal(m, 'top', amount.problem), typed });
-  return record(m, 'top', typed, (trx, base) => ledger.topUp(trx, rules, { ...base, location, amountCents: amount.cents }));
+  return amountForm(m, 'top', { ...NOTHING_TYPED, location, topValue: value }, value, (trx, base, amountCents) => ledger.topUp(trx, rules, { ...base, location, amountCents }));
 }
 
 /** POST /accounts/balance/transfer: `recipient` (a member's id), `value`. */
-export async function submitTransfer(m: Slate): Promise<FastifyReply> {
+export function submitTransfer(m: Slate): Promise<FastifyReply> {
   const recipient = field(m.form, 'recipient');
   const value = field(m.form, 'value');
-  const typed = { ...NOTHING_TYPED, recipient, transferValue: value };
   const rules = m.ex.services.config.ledger;
   const recipientId = idOf(recipient);
-  const amount = readAmount(value, rules.maxAmountCents);
-  if (!(await hasRight(m.ex.services.database.db, memberOf(m).id, RIGHT))) return notAllowed(m);
-  if ('problem' in amount) return answer(m, 422, { refused: amountRefusal(m, 'transfer', amount.problem), typed });
-  return record(m, 'transfer', typed, (trx, base) => {
+  return amountForm(m, 'transfer', { ...NOTHING_TYPED, recipient, transferValue: value }, value, (trx, base, amountCents) => {
     if (recipientId === null) throw new LedgerRefused('recipient-unknown', 'recipient');
-    return ledger.transfer(trx, rules, { ...base, recipientId, amountCents: amount.cents });
+    return ledger.transfer(trx, rules, { ...base, recipientId, amountCents });
   });
 }
 
