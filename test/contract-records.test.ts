@@ -421,7 +421,7 @@ describe('records', () => {
         const res = await request(server.base, path);
         assert.equal(res.status, 200);
         const body = res.json();
-        assert.deepEqual(Object.keys(body), ['events', 'meetings', 'users', 'projects', 'space/openings']);
+        assert.deepEqual(Object.keys(body), ['events', 'meetings', 'users', 'projects', 'stock/categories', 'stock/products', 'streams/urtip', 'space/openings']);
         for (const collection of COLLECTION_PATHS) assert.equal(body[collection], `${server.base}${entry(collection)}`);
       });
     }

@@ -356,6 +356,6 @@ describe('GET /api/space/hours/', () => {
 
   it('is not listed in the API root', async () => {
     const res = await request(server.base, '/api/');
-    assert.deepEqual(Object.keys(res.json()), ['events', 'meetings', 'users', 'projects', 'space/openings']);
+    assert.deepEqual(Object.keys(res.json()), ['events', 'meetings', 'users', 'projects', 'stock/categories', 'stock/products', 'streams/urtip', 'space/openings']);
   });
 });
