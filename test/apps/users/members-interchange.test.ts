@@ -11,10 +11,11 @@ import { grantRights, rightsOf } from '../../../src/apps/users/rights.js';
 import { user, type DumpRecord } from '../../support/contract.js';
 import { exportText } from '../../support/interchange.js';
 import { freshDatabase } from '../../support/server.js';
-import { SPEC_RIGHTS } from '../../support/members.js';
+import { LEDGER_RIGHTS, SPEC_RIGHTS } from '../../support/members.js';
 import { importRecords } from '../../../src/installed-apps.js';
 
-const NINE = new Set<string>(SPEC_RIGHTS);
+/** The rights the service acts on: members.md §3's nine and the slate's (ledger.md §1). */
+const ACTED_ON = new Set<string>([...SPEC_RIGHTS, ...LEDGER_RIGHTS]);
 
 /** The content types of the original, numbered as its migrations might have made them. */
 const CONTENT_TYPES: [number, string, string][] = [
@@ -126,10 +127,10 @@ function rightsFromRecords(records: DumpRecord[]): Map<number, string[]> {
     const f = u.fields;
     let held: string[];
     if (f.is_active === false) held = [];
-    else if (f.is_superuser === true) held = [...NINE];
+    else if (f.is_superuser === true) held = [...ACTED_ON];
     else {
       const refs = [...(f.user_permissions as unknown[]), ...(f.groups as unknown[]).flatMap(groupPerms)];
-      held = refs.map(permName).filter((n): n is string => n !== null && NINE.has(n));
+      held = refs.map(permName).filter((n): n is string => n !== null && ACTED_ON.has(n));
     }
     result.set(u.pk, [...new Set(held)].sort());
   }
@@ -154,7 +155,7 @@ describe('members: import and export keep the rights', () => {
   it('the fixture gives the users the rights the test expects (a check of the test itself)', () => {
     assert.deepEqual(expected.get(1), ['events.add_event', 'events.delete_event', 'events.delete_meeting', 'projects.delete_project']);
     assert.deepEqual(expected.get(2), ['events.change_meeting', 'projects.add_project', 'projects.change_project']);
-    assert.equal(expected.get(4)!.length, 9);
+    assert.equal(expected.get(4)!.length, SPEC_RIGHTS.length + LEDGER_RIGHTS.length);
     assert.deepEqual(expected.get(5), []);
     assert.deepEqual(expected.get(6), []);
     for (const style of ['natural-foreign', 'natural-primary'] as const) assert.deepEqual(rightsFromRecords(fixture(style)), expected, style);
