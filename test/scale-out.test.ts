@@ -6,6 +6,8 @@ import { importRecords, INSTALLED_COLLECTIONS } from '../src/installed-apps.js';
 
 const COLLECTIONS = INSTALLED_COLLECTIONS.map((collection) => collection.path);
 import { configFrom } from '../src/config.js';
+import { buy } from '../src/apps/stock/ledger.js';
+import { writeTransaction } from '../src/db/write-transaction.js';
 import { openDatabase } from '../src/db/connection.js';
 import { request } from './support/http.js';
 import { freePort, isAlive, killAll, startService, waitUntilServing, type Service } from './support/processes.js';
@@ -24,10 +26,27 @@ const MODEL_COLLECTIONS: Record<string, string> = {
   'events.meeting': 'meetings',
 };
 
+/** The shop's records the sample has none of (ledger.md): a category named urtip, its product, a purchase of it (by the ledger's own rule); their paths. */
+const SHOP_PATHS: string[] = [];
+
+async function addShop(fresh: FreshDatabase): Promise<void> {
+  const db = fresh.handle.db;
+  const category = await db.insertInto('stock_categories').values({ name: 'Urtip' }).returning('id').executeTakeFirstOrThrow();
+  const product = await db.insertInto('stock_products').values({ name: 'Tip', price_cents: 150, category_id: category.id, active: 1 }).returning('id').executeTakeFirstOrThrow();
+  const user = await db.selectFrom('users').select('id').orderBy('id').executeTakeFirstOrThrow();
+  const rules = { maxAmountCents: 50_000, debtLimitCents: null, undoMinutes: 5 };
+  const bought = await writeTransaction(db, (trx) =>
+    buy(trx, rules, { userId: user.id, productId: product.id, key: null, by: { userId: user.id, channel: 'web' }, nowUs: Date.now() * 1000 }),
+  );
+  SHOP_PATHS.push(`/api/stock/categories/${category.id}/`, `/api/stock/products/${product.id}/`, `/api/streams/urtip/${bought.entry.id}/`);
+}
+
 /** The root, every collection, a second page of each, and the first record of each. */
 function everyPath(): string[] {
-  const paths = ['/api/'];
-  for (const collection of COLLECTIONS) paths.push(`/api/${collection}/`, `/api/${collection}/?page=2&page_size=3`);
+  const paths = ['/api/', ...SHOP_PATHS];
+  // The shop has one record of each: its second page would be an invalid one (404).
+  for (const collection of COLLECTIONS)
+    paths.push(`/api/${collection}/`, SHOP_PATHS.some((p) => p.startsWith(`/api/${collection}/`)) ? `/api/${collection}/?page_size=1` : `/api/${collection}/?page=2&page_size=3`);
   const seen = new Set<string>();
   for (const record of sampleRecords() as Array<{ model: string; pk: number }>) {
     const collection = MODEL_COLLECTIONS[record.model];
@@ -35,7 +54,7 @@ function everyPath(): string[] {
     seen.add(collection);
     paths.push(`/api/${collection}/${record.pk}/`);
   }
-  assert.equal(seen.size, COLLECTIONS.length, 'the sample has records of every collection');
+  assert.equal(seen.size + SHOP_PATHS.length, COLLECTIONS.length, 'the sample and the shop have records of every collection');
   return paths;
 }
 
@@ -46,6 +65,7 @@ describe(`two serve processes on one ${TEST_ENGINE} database`, () => {
 
   before(async () => {
     fresh = await withSampleData();
+    await addShop(fresh);
     const env = { DATABASE_URL: fresh.url, LOG_LEVEL: 'warn', PUBLIC_URL };
     [one, two] = await Promise.all([startService(['serve'], { ...env, PORT: String(await freePort()) }), startService(['serve'], { ...env, PORT: String(await freePort()) })]);
     await Promise.all([waitUntilServing(one), waitUntilServing(two)]);

@@ -86,7 +86,7 @@ function balanceSection(w: Words, view: SlateView): Html {
   const cents = view.balanceCents;
   const state = cents < 0 ? 'debt' : cents < LOW_BALANCE_CENTS ? 'low' : 'fine';
   const warning: MessageKey | null = state === 'debt' ? 'stock.slate.balance-debt' : state === 'low' ? 'stock.slate.balance-low' : null;
-  return html`<div class="slate-balance ${state}" id="balance">
+  return html`<div class="slate-balance ${state}" id="slate-balance">
 <p>${w.t('stock.slate.balance')} <strong id="balance-amount">${money(w, cents)}</strong></p>
 ${warning === null ? '' : html`<p class="slate-warning" id="balance-warning">${w.t(warning)}</p>`}
 </div>`;
