@@ -23,8 +23,8 @@ interface Ctx {
   door: string;
 }
 
-async function open(env?: Record<string, string>): Promise<Ctx> {
-  const server = await startServer({ records: sampleRecords(), env });
+async function open(env?: Record<string, string>, records: unknown[] = sampleRecords()): Promise<Ctx> {
+  const server = await startServer({ records, env });
   try {
     const admin = await createToken(server.database.db, 'test admin', 'admin', nowUs());
     const door = await createToken(server.database.db, 'test door', 'door', nowUs());
@@ -941,7 +941,11 @@ describe('openings: replace, update, delete of a record (admin)', () => {
 describe('deleting users who are referenced', () => {
   let ctx: Ctx;
   before(async () => {
-    ctx = await open();
+    // Balances of zero: a balance is money's history, which keeps its member (below); here the holds are projects and events.
+    const records = (sampleRecords() as { model: string; fields: Record<string, unknown> }[]).map((r) =>
+      r.model === 'users.user' ? { ...r, fields: { ...r.fields, balance: '0.00' } } : r,
+    );
+    ctx = await open(undefined, records);
   });
   after(() => ctx?.server.close());
 
@@ -974,6 +978,19 @@ describe('deleting users who are referenced', () => {
     assert.equal((await send(ctx, 'DELETE', `/api/users/${id}/`)).status, 204);
     assertBody(await get(ctx, '/api/projects/9/'), 200, { ...project.json(), participants: [userUrl(ctx, 2)] });
     assertBody(await get(ctx, '/api/meetings/10/'), 200, { ...meeting.json(), members: [] });
+  });
+
+  it('a member with a balance: 409, money keeps its member (ledger.md §3)', async () => {
+    const created = await send(ctx, 'POST', '/api/users/', { json: { username: 'buyer' } });
+    const id = createdId(ctx, created, 'users');
+    const entry = await ctx.server.database.db
+      .insertInto('ledger_entries')
+      .values({ user_id: id, kind: 'topup', amount_cents: 500, location: 'CASH', channel: 'cli', created_us: nowUs() })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await ctx.server.database.db.updateTable('users').set({ balance_cents: 500 }).where('id', '=', id).execute();
+    assertBody(await send(ctx, 'DELETE', `/api/users/${id}/`), 409, { detail: `This user has ledger entry ${entry.id}; make them inactive instead.` });
+    assert.equal((await get(ctx, `/api/users/${id}/`)).status, 200);
   });
 
   it('a sample user in several projects and a meeting: deleted, and every hyperlink still resolves', async () => {
