@@ -77,6 +77,8 @@ describe('the treasury in a browser', () => {
       assert.equal(res.status(), 200);
       assert.equal(res.headers()['content-type'], 'application/pdf');
       assert.deepEqual(watched.problems(), []);
+      // TREASURY_SCREENSHOT=<file.png>: the page as the treasurer sees it, for people to look at.
+      if (process.env.TREASURY_SCREENSHOT) await page.screenshot({ path: process.env.TREASURY_SCREENSHOT, fullPage: true });
     } finally {
       await watched.close();
     }
