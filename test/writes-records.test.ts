@@ -985,7 +985,7 @@ describe('deleting users who are referenced', () => {
     const id = createdId(ctx, created, 'users');
     const entry = await ctx.server.database.db
       .insertInto('ledger_entries')
-      .values({ user_id: id, kind: 'topup', amount_cents: 500, location: 'CASH', channel: 'cli', created_us: nowUs() })
+      .values({ user_id: id, kind: 'topup', amount_cents: 500, location: 'CASH', info: '', channel: 'cli', created_us: nowUs() })
       .returning('id')
       .executeTakeFirstOrThrow();
     await ctx.server.database.db.updateTable('users').set({ balance_cents: 500 }).where('id', '=', id).execute();

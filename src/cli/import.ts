@@ -62,6 +62,7 @@ export function formatReport(report: ImportReport, file: string, seconds: number
   lines.push(...countTable(report.imported));
   if (Object.keys(report.skippedModels).length) lines.push('skipped models (not kept by this service):', ...countTable(report.skippedModels));
   if (Object.keys(report.skippedFields).length) lines.push('skipped fields (records that had them):', ...countTable(report.skippedFields));
+  lines.push(...report.notes);
   return lines.join('\n') + '\n';
 }
 

@@ -19,6 +19,8 @@ export interface ImportReport {
   skippedModels: Record<string, number>;
   /** Ignored fields of known models, per `model.field`, counted once per record. */
   skippedFields: Record<string, number>;
+  /** What the apps' kept models say the operator should know (the slate's opening entries). */
+  notes: string[];
 }
 
 export interface ImportOptions {
@@ -110,7 +112,8 @@ class Importer {
 
   async finish(): Promise<ImportReport> {
     for (const spec of this.models.specs.values()) await this.flush(spec);
-    for (const kept of this.kept) await kept.records.finish(this.db, this.defaults);
+    const notes: string[] = [];
+    for (const kept of this.kept) notes.push(...((await kept.records.finish(this.db, this.defaults)) ?? []));
     const missing = await findMissingReference(this.db, this.models);
     if (missing) throw missing;
     const standIns = await removeOrganizerStandIns(this.db);
@@ -120,6 +123,7 @@ class Importer {
       imported: Object.fromEntries(this.imported),
       skippedModels: Object.fromEntries(this.skippedModels),
       skippedFields: Object.fromEntries(this.skippedFields),
+      notes,
     };
   }
 

@@ -104,8 +104,8 @@ export interface KeptRecords {
   accept(spec: ModelSpec, pk: unknown, fields: Record<string, unknown>): void;
   /** Another model's record with the references it resolves at the end taken out. */
   fieldsOf(spec: ModelSpec, pk: number, fields: Record<string, unknown>): Record<string, unknown>;
-  /** Writes the kept records, after every other row (the apps' in the installed order) and before the references are checked. */
-  finish(db: Db, defaults: ImportDefaults): Promise<void>;
+  /** Writes the kept records, after every other row (the apps' in the installed order) and before the references are checked; what the operator should know of it, if anything. */
+  finish(db: Db, defaults: ImportDefaults): Promise<readonly string[] | void>;
 }
 
 /** The original's models that import and export handle, and what they derive from the tables' declarations. */

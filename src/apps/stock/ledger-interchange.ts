@@ -136,7 +136,7 @@ class LedgerImport implements KeptRecords {
     return fields;
   }
 
-  async finish(db: Db, defaults: ImportDefaults): Promise<void> {
+  async finish(db: Db, defaults: ImportDefaults): Promise<readonly string[]> {
     const records = [...this.records.values()].map((t) => ({ ...t, whenUs: t.whenUs ?? defaults.nowUs }));
     await checkReferences(db, records);
     const fresh = await withoutOurs(db, await this.withoutImported(db, records));
@@ -164,7 +164,11 @@ class LedgerImport implements KeptRecords {
     }
     for (const part of chunks(singles, ROWS_PER_INSERT)) await db.insertInto('ledger_entries').values(part).execute();
     await writeTransfers(db, transfers, entry);
-    await writeOpenings(db, defaults.nowUs);
+    const openings = await writeOpenings(db, defaults.nowUs);
+    // The file's balances are the truth (ledger.md §5): the operator learns how many were made up, never the amounts.
+    return openings === 0
+      ? []
+      : [`the ledger: ${openings} opening ${openings === 1 ? 'entry' : 'entries'} made members' balances equal the file's (\`hackerspace-api ledger check\` agrees)`];
   }
 
   /** The records not imported before; one imported before with other values is refused (the ledger edits nothing). */
@@ -330,8 +334,8 @@ async function writeTransfers(
   }
 }
 
-/** For every member whose entries do not add up to their balance (the original's, imported), one opening entry of the difference. */
-async function writeOpenings(db: Db, nowUs: number): Promise<void> {
+/** For every member whose entries do not add up to their balance (the original's, imported), one opening entry of the difference; how many. */
+async function writeOpenings(db: Db, nowUs: number): Promise<number> {
   const openings: NewEntry[] = (await checkLedger(db)).map((member) => ({
     user_id: member.userId,
     kind: 'opening',
@@ -343,6 +347,7 @@ async function writeOpenings(db: Db, nowUs: number): Promise<void> {
     created_us: nowUs,
   }));
   for (const part of chunks(openings, ROWS_PER_INSERT)) await db.insertInto('ledger_entries').values(part).execute();
+  return openings.length;
 }
 
 /*

@@ -77,9 +77,10 @@ const importInto = (db: Db, given: unknown[]) => db.transaction().execute((trx) 
 
 describe("the original's stock records through import and export", () => {
   let fresh: FreshDatabase;
+  let notes: string[];
   before(async () => {
     fresh = await freshDatabase();
-    await importInto(fresh.handle.db, records());
+    ({ notes } = await importInto(fresh.handle.db, records()));
   });
   after(() => fresh.cleanup());
 
@@ -96,6 +97,9 @@ describe("the original's stock records through import and export", () => {
       openings.map((o) => ({ user_id: o.user_id, amount_cents: Number(o.amount_cents) })),
       differing,
     );
+    // The original's rows add up to its balances here: the import's report has nothing to say of openings.
+    assert.equal(differing.length, 0);
+    assert.deepEqual(notes, []);
     const transactions = ['stock.transfertransaction', 'stock.topuptransaction', 'stock.producttransaction', 'stock.misctransaction'];
     const expectedEntries = transactions.reduce((n, model) => n + of(model).length * (model === 'stock.transfertransaction' ? 2 : 1), 0) + differing.length;
     assert.equal(await entryCount(db), expectedEntries);
@@ -197,7 +201,9 @@ describe('importing again after the balances moved: the ledger appends, never ed
       const edited = records().map((r) => (r.model === 'users.user' && r.pk === member.pk ? { ...r, fields: { ...r.fields, balance: '12.34' } } : r));
       const entriesBefore = await db.selectFrom('ledger_entries').select(['id', 'amount_cents']).orderBy('id').execute();
 
-      await importInto(db, edited);
+      const report = await importInto(db, edited);
+      // The operator is told how many balances were made up, never an amount.
+      assert.deepEqual(report.notes, ["the ledger: 1 opening entry made members' balances equal the file's (`hackerspace-api ledger check` agrees)"]);
       const added = await db.selectFrom('ledger_entries').select(['user_id', 'kind', 'amount_cents']).where('id', '>', entriesBefore.at(-1)!.id).execute();
       assert.deepEqual(
         added.map((e) => [e.user_id, e.kind, Number(e.amount_cents)]),
